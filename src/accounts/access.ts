@@ -1,0 +1,84 @@
+import { AppError, notFound } from '../errors.js';
+import type { ActorContext } from '../context.js';
+import type { Capability } from './capabilities.js';
+import { isUuid } from '../ids.js';
+
+export interface ProjectRow {
+  id: string;
+  account_id: string;
+  name: string;
+  slug: string;
+  default_branch: string;
+  repo_url: string | null;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Sandbox tokens identify a sandbox to its own routes and nothing else (contract §2). */
+export function rejectSandboxToken(ctx: ActorContext): void {
+  if (ctx.actor.kind === 'sandbox') {
+    throw new AppError(
+      'UNAUTHENTICATED',
+      'A sandbox token is accepted only on sandbox-identity routes; call this route with the project token in SVC_CLI_TOKEN.',
+    );
+  }
+}
+
+/** Requires a user token (project routes like minting tokens act for a person, not a project). */
+export function requireUserToken(ctx: ActorContext, action: string): void {
+  rejectSandboxToken(ctx);
+  if (ctx.actor.kind !== 'user') {
+    throw new AppError('FORBIDDEN', `Only a user token can ${action}; this is a project token.`);
+  }
+}
+
+export function requireAdmin(ctx: ActorContext, action: string): void {
+  requireUserToken(ctx, action);
+  if (!ctx.actor.isAdmin) throw new AppError('FORBIDDEN', `Only an administrator can ${action}.`);
+}
+
+export function requireCapability(ctx: ActorContext, capability: Capability, action: string): void {
+  if (!ctx.actor.capabilities.includes(capability)) {
+    throw new AppError('FORBIDDEN', `This token lacks the capability ${capability}, which is needed to ${action}.`);
+  }
+}
+
+/**
+ * Loads a project the actor may see and checks one capability on it. Unknown ids and projects of
+ * another account are 404; a visible project the token may not act on is 403.
+ */
+export async function loadProjectFor(ctx: ActorContext, projectId: string, capability: Capability, action: string): Promise<ProjectRow> {
+  rejectSandboxToken(ctx);
+  if (!isUuid(projectId)) {
+    throw new AppError('BAD_REQUEST', `The project id ${JSON.stringify(projectId)} is not a UUID; use the id that svc project ls prints.`);
+  }
+  const project = await ctx.db
+    .selectFrom('projects')
+    .selectAll()
+    .where('id', '=', projectId)
+    .where('account_id', '=', ctx.actor.accountId)
+    .executeTakeFirst();
+  if (!project) throw notFound('project', projectId);
+  await assertProjectAccess(ctx, project, capability, action);
+  return project;
+}
+
+export async function assertProjectAccess(ctx: ActorContext, project: ProjectRow, capability: Capability, action: string): Promise<void> {
+  const { actor } = ctx;
+  if (actor.kind === 'project') {
+    if (actor.projectId !== project.id) {
+      throw new AppError('FORBIDDEN', `This project token belongs to another project and cannot ${action} in project ${project.slug}.`);
+    }
+    requireCapability(ctx, capability, action);
+    return;
+  }
+  if (actor.isAdmin) return;
+  const member = await ctx.db
+    .selectFrom('project_members')
+    .select('user_id')
+    .where('project_id', '=', project.id)
+    .where('user_id', '=', actor.userId)
+    .executeTakeFirst();
+  if (!member) throw new AppError('FORBIDDEN', `You are not a member of project ${project.slug}; ask an administrator to add you.`);
+}

@@ -1,0 +1,99 @@
+import type { ActorContext } from '../context.js';
+import { isUniqueViolation } from '../db/database.js';
+import { nowIso } from '../db/values.js';
+import { AppError, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import { loadProjectFor, rejectSandboxToken, type ProjectRow } from './access.js';
+
+export interface CreateProjectInput {
+  name: string;
+  slug?: string | undefined;
+  default_branch?: string | undefined;
+  repo_url?: string | undefined;
+}
+
+export interface UpdateProjectInput {
+  name?: string | undefined;
+  default_branch?: string | undefined;
+}
+
+/** Derives a URL-safe slug from a display name: "My API (v2)" → "my-api-v2". */
+export function slugify(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 80)
+    .replace(/-+$/, '');
+  return slug || 'project';
+}
+
+export async function createProject(ctx: ActorContext, input: CreateProjectInput): Promise<ProjectRow> {
+  rejectSandboxToken(ctx);
+  if (ctx.actor.kind !== 'user') {
+    throw new AppError('FORBIDDEN', 'Only a user token can create projects; a project token is limited to its own project.');
+  }
+  const now = nowIso();
+  const project: ProjectRow = {
+    id: newId(),
+    account_id: ctx.actor.accountId,
+    name: input.name.trim(),
+    slug: input.slug ?? slugify(input.name),
+    default_branch: input.default_branch ?? 'main',
+    repo_url: input.repo_url ?? null,
+    created_by: ctx.actor.userId,
+    created_at: now,
+    updated_at: now,
+  };
+  if (project.name === '') throw new AppError('VALIDATION_FAILED', 'The project name must not be blank.', { issues: [{ path: '/name', message: 'must not be blank.' }] });
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      await trx.insertInto('projects').values(project).execute();
+      if (!ctx.actor.isAdmin) {
+        await trx.insertInto('project_members').values({ project_id: project.id, user_id: ctx.actor.userId, created_at: now }).execute();
+      }
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      throw new AppError('CONFLICT', `A project with the slug "${project.slug}" already exists; choose another slug.`);
+    }
+    throw error;
+  }
+  return project;
+}
+
+export async function listProjects(ctx: ActorContext): Promise<ProjectRow[]> {
+  rejectSandboxToken(ctx);
+  const { actor } = ctx;
+  let query = ctx.db.selectFrom('projects').selectAll('projects').where('projects.account_id', '=', actor.accountId);
+  if (actor.kind === 'project') {
+    query = query.where('projects.id', '=', actor.projectId ?? '');
+  } else if (!actor.isAdmin) {
+    query = query.innerJoin('project_members', 'project_members.project_id', 'projects.id').where('project_members.user_id', '=', actor.userId);
+  }
+  return query.orderBy('projects.name').orderBy('projects.id').execute();
+}
+
+export async function getProject(ctx: ActorContext, projectId: string): Promise<ProjectRow> {
+  return loadProjectFor(ctx, projectId, 'project.read', 'read this project');
+}
+
+export async function updateProject(ctx: ActorContext, projectId: string, input: UpdateProjectInput): Promise<ProjectRow> {
+  const project = await loadProjectFor(ctx, projectId, 'project.write', 'change this project');
+  const changes: Partial<ProjectRow> = {};
+  if (input.name !== undefined) changes.name = input.name.trim();
+  if (input.default_branch !== undefined) changes.default_branch = input.default_branch;
+  if (Object.keys(changes).length === 0) return project;
+  changes.updated_at = nowIso();
+  await ctx.db.updateTable('projects').set(changes).where('id', '=', project.id).execute();
+  return { ...project, ...changes };
+}
+
+export async function deleteProject(ctx: ActorContext, projectId: string): Promise<ProjectRow> {
+  const project = await loadProjectFor(ctx, projectId, 'project.write', 'delete this project');
+  const deleted = await ctx.db.deleteFrom('projects').where('id', '=', project.id).executeTakeFirst();
+  if (Number(deleted.numDeletedRows) === 0) throw notFound('project', projectId);
+  return project;
+}

@@ -1,0 +1,86 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Services } from '../../context.js';
+import { authenticate } from '../../server/authenticate.js';
+import { errorResponses } from '../../server/http-schemas.js';
+import { presentProject } from '../presenters.js';
+import { createProject, deleteProject, getProject, listProjects, updateProject } from '../projects.js';
+import { BranchName, Project, ProjectParams, RepoUrl } from './schemas.js';
+
+const tags = ['projects'];
+
+export function projectRoutes(app: FastifyInstance, services: Services): void {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  api.post(
+    '/v1/projects',
+    {
+      schema: {
+        tags,
+        summary: 'Create a project (hosted repository, or a mirror of repo_url)',
+        body: Type.Object(
+          {
+            name: Type.String({ minLength: 1, maxLength: 200 }),
+            slug: Type.Optional(Type.String({ minLength: 1, maxLength: 80, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$' })),
+            default_branch: Type.Optional(BranchName),
+            repo_url: Type.Optional(RepoUrl),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Type.Object({ project: Project }), ...errorResponses(400, 401, 403, 409) },
+      },
+    },
+    async (request, reply) => {
+      const ctx = await authenticate(services, request);
+      const project = await createProject(ctx, request.body);
+      return reply.code(201).send({ project: presentProject(project, services.config) });
+    },
+  );
+
+  api.get(
+    '/v1/projects',
+    { schema: { tags, summary: 'List the projects this token can see', response: { 200: Type.Object({ projects: Type.Array(Project) }), ...errorResponses(401) } } },
+    async (request) => {
+      const ctx = await authenticate(services, request);
+      const projects = await listProjects(ctx);
+      return { projects: projects.map((p) => presentProject(p, services.config)) };
+    },
+  );
+
+  api.get(
+    '/v1/projects/:id',
+    { schema: { tags, summary: 'Read a project', params: ProjectParams, response: { 200: Type.Object({ project: Project }), ...errorResponses(400, 401, 403, 404) } } },
+    async (request) => {
+      const ctx = await authenticate(services, request);
+      return { project: presentProject(await getProject(ctx, request.params.id), services.config) };
+    },
+  );
+
+  api.patch(
+    '/v1/projects/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Rename a project or change its default branch',
+        params: ProjectParams,
+        body: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), default_branch: Type.Optional(BranchName) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ project: Project }), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const ctx = await authenticate(services, request);
+      return { project: presentProject(await updateProject(ctx, request.params.id, request.body), services.config) };
+    },
+  );
+
+  api.delete(
+    '/v1/projects/:id',
+    { schema: { tags, summary: 'Delete a project with its change requests, sessions, triggers and repository', params: ProjectParams, response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404) } } },
+    async (request, reply) => {
+      const ctx = await authenticate(services, request);
+      await deleteProject(ctx, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+}

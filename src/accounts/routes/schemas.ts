@@ -1,0 +1,34 @@
+import { Type } from 'typebox';
+import { CAPABILITIES } from '../capabilities.js';
+
+/** A git branch name as `git check-ref-format --branch` accepts it (no leading dash, no `..`, no control characters). */
+export const BranchName = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  pattern: '^(?!-)(?!/)(?!.*//)(?!.*\\.\\.)(?!.*@\\{)(?!.*\\.lock(/|$))(?!.*/\\.)(?!\\.)(?!.*[/.]$)[^\\x00-\\x20~^:?*\\[\\\\\\x7f]+$',
+  description: 'A git branch name',
+});
+
+export const RepoUrl = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  pattern: '^(https?://|ssh://|git://|file://|/|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:)\\S+$',
+  description: 'Any git remote: https://…, ssh://…, user@host:path, file://… or an absolute local path',
+});
+
+export const Project = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  slug: Type.String(),
+  default_branch: Type.String(),
+  repo_url: Type.Union([Type.String(), Type.Null()]),
+  repository: Type.Union([Type.Literal('hosted'), Type.Literal('mirror')]),
+  clone_url: Type.String(),
+  created_by: Type.String(),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+
+export const CapabilityName = Type.Union(CAPABILITIES.map((c) => Type.Literal(c)));
+
+export const ProjectParams = Type.Object({ id: Type.String({ description: 'Project id (UUID)' }) });

@@ -1,0 +1,61 @@
+import type { ActorContext } from '../context.js';
+import { nowIso } from '../db/values.js';
+import { AppError, notFound } from '../errors.js';
+import { loadProjectFor } from './access.js';
+
+export const SECRET_NAME_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
+
+export interface SecretSummary {
+  name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+function checkName(name: string): void {
+  if (!SECRET_NAME_PATTERN.test(name) || name.length > 128) {
+    throw new AppError(
+      'BAD_REQUEST',
+      `The secret name ${JSON.stringify(name)} is invalid: use 1-128 upper-case letters, digits and underscores, not starting with a digit (for example GIT_TOKEN).`,
+    );
+  }
+  if (name.startsWith('SVC_')) {
+    throw new AppError('SECRET_NAME_RESERVED', `The prefix SVC_ is reserved for variables svc injects; rename ${name} (for example to ${name.slice(4) || 'MY_SECRET'}).`);
+  }
+}
+
+/** Creates or replaces a secret; returns true when it was created. */
+export async function putSecret(ctx: ActorContext, projectId: string, name: string, value: string): Promise<boolean> {
+  const project = await loadProjectFor(ctx, projectId, 'project.write', 'set project secrets');
+  checkName(name);
+  const now = nowIso();
+  const updated = await ctx.db
+    .updateTable('secrets')
+    .set({ value, updated_at: now })
+    .where('project_id', '=', project.id)
+    .where('name', '=', name)
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) > 0) return false;
+  await ctx.db
+    .insertInto('secrets')
+    .values({ project_id: project.id, name, value, created_at: now, updated_at: now })
+    .onConflict((oc) => oc.columns(['project_id', 'name']).doUpdateSet({ value, updated_at: now }))
+    .execute();
+  return true;
+}
+
+export async function listSecrets(ctx: ActorContext, projectId: string): Promise<SecretSummary[]> {
+  const project = await loadProjectFor(ctx, projectId, 'project.read', 'list project secrets');
+  return ctx.db.selectFrom('secrets').select(['name', 'created_at', 'updated_at']).where('project_id', '=', project.id).orderBy('name').execute();
+}
+
+export async function deleteSecret(ctx: ActorContext, projectId: string, name: string): Promise<void> {
+  const project = await loadProjectFor(ctx, projectId, 'project.write', 'delete project secrets');
+  const result = await ctx.db.deleteFrom('secrets').where('project_id', '=', project.id).where('name', '=', name).executeTakeFirst();
+  if (Number(result.numDeletedRows) === 0) throw notFound('secret', name);
+}
+
+/** For svc itself (git credentials, webhook verification, sandbox environment); never sent to clients. */
+export async function readSecretValue(ctx: Pick<ActorContext, 'db'>, projectId: string, name: string): Promise<string | null> {
+  const row = await ctx.db.selectFrom('secrets').select('value').where('project_id', '=', projectId).where('name', '=', name).executeTakeFirst();
+  return row?.value ?? null;
+}

@@ -1,0 +1,17 @@
+import type { Kysely } from 'kysely';
+import type { Principal } from './accounts/principal.js';
+import type { Config } from './config.js';
+import type { Dialect } from './db/database.js';
+import type { Database } from './db/schema.js';
+
+/** What the running server shares with every operation. */
+export interface Services {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  config: Config;
+}
+
+/** One request's view: the shared services plus who is acting. Operations take `(ctx, input)`. */
+export interface ActorContext extends Services {
+  actor: Principal;
+}

@@ -1,0 +1,124 @@
+import type { Transaction } from 'kysely';
+import type { ActorContext } from '../context.js';
+import type { Database } from '../db/schema.js';
+import { nowIso } from '../db/values.js';
+import { AppError } from '../errors.js';
+import { dashboardUrl, requirePublish } from './access.js';
+import type { DashboardSpec } from './spec-schema.js';
+import { validateDashboardSpec } from './validate-spec.js';
+
+export interface PublishInput {
+  /** The parsed document. */
+  document: unknown;
+  /** The document as the client sent it, stored verbatim when present (saves re-serialising megabytes). */
+  rawText?: string | undefined;
+  /** The version from `If-Match`, when given. */
+  expectedVersion?: number | '*' | undefined;
+}
+
+export interface PublishResult {
+  slug: string;
+  version: number;
+  url: string;
+  created: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+function headerColumns(spec: DashboardSpec) {
+  return {
+    title: spec.title,
+    subtitle: spec.subtitle ?? null,
+    group_name: spec.group ?? null,
+    group_order: spec.groupOrder ?? null,
+    sort_order: spec.order ?? null,
+    tone: spec.tone ?? null,
+    layout: spec.layout ?? null,
+  };
+}
+
+/**
+ * Creates or replaces the dashboard named by the spec's slug. Validation happens before any write, so a
+ * rejected replace leaves the previous version served. Each publish stores a new immutable version.
+ */
+export async function publishDashboard(ctx: ActorContext, input: PublishInput): Promise<PublishResult> {
+  requirePublish(ctx, 'publish dashboards');
+  const result = validateDashboardSpec(input.document);
+  if (!result.ok) {
+    const first = result.issues[0];
+    throw new AppError(
+      'DASHBOARD_INVALID',
+      `The dashboard spec has ${result.total} problem${result.total === 1 ? '' : 's'}${first ? `; the first is ${first.path || '(document)'}: ${first.message}` : ''} Fix every entry in issues and publish again.`,
+      { issues: result.issues, total: result.total },
+    );
+  }
+  const spec = result.spec;
+  const specText = input.rawText ?? JSON.stringify(spec);
+  const accountId = ctx.actor.accountId;
+  const now = nowIso();
+
+  const outcome = await ctx.db.transaction().execute(async (trx) => {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const replaced = await replaceExisting(trx, accountId, spec, now, input.expectedVersion);
+      if (replaced) {
+        await insertVersion(trx, accountId, spec.slug, replaced.version, specText, now);
+        return { ...replaced, created: false };
+      }
+      if (input.expectedVersion !== undefined) {
+        throw new AppError('VERSION_MISMATCH', `If-Match names version ${String(input.expectedVersion)}, but no dashboard "${spec.slug}" exists yet; publish without If-Match to create it.`);
+      }
+      const inserted = await trx
+        .insertInto('dashboards')
+        .values({ account_id: accountId, slug: spec.slug, ...headerColumns(spec), version: 1, created_at: now, updated_at: now })
+        .onConflict((oc) => oc.columns(['account_id', 'slug']).doNothing())
+        .returning(['version', 'created_at', 'updated_at'])
+        .executeTakeFirst();
+      if (inserted) {
+        await insertVersion(trx, accountId, spec.slug, 1, specText, now);
+        return { ...inserted, created: true };
+      }
+      // Another publisher created the slug between our update and insert: go round and replace it.
+    }
+    throw new AppError('CONFLICT', `Dashboard "${spec.slug}" is being published concurrently; retry the request.`);
+  });
+
+  return {
+    slug: spec.slug,
+    version: outcome.version,
+    url: dashboardUrl(ctx.config.baseUrl, spec.slug),
+    created: outcome.created,
+    created_at: outcome.created_at,
+    updated_at: outcome.updated_at,
+  };
+}
+
+/** Bumps the version of an existing dashboard (row-locked by the UPDATE); undefined when there is none. */
+async function replaceExisting(
+  trx: Transaction<Database>,
+  accountId: string,
+  spec: DashboardSpec,
+  now: string,
+  expectedVersion: number | '*' | undefined,
+): Promise<{ version: number; created_at: string; updated_at: string } | undefined> {
+  let update = trx
+    .updateTable('dashboards')
+    .set((eb) => ({ ...headerColumns(spec), version: eb('version', '+', 1), updated_at: now }))
+    .where('account_id', '=', accountId)
+    .where('slug', '=', spec.slug);
+  if (typeof expectedVersion === 'number') update = update.where('version', '=', expectedVersion);
+  const row = await update.returning(['version', 'created_at', 'updated_at']).executeTakeFirst();
+  if (row || typeof expectedVersion !== 'number') return row;
+  const current = await trx.selectFrom('dashboards').select('version').where('account_id', '=', accountId).where('slug', '=', spec.slug).executeTakeFirst();
+  if (current) {
+    throw new AppError(
+      'VERSION_MISMATCH',
+      `Dashboard "${spec.slug}" is at version ${current.version}, not ${expectedVersion} as If-Match says; fetch it again, reapply your change and publish with If-Match: "${current.version}".`,
+      { current_version: current.version },
+    );
+  }
+  return undefined;
+}
+
+async function insertVersion(trx: Transaction<Database>, accountId: string, slug: string, version: number, spec: string, now: string): Promise<void> {
+  await trx.insertInto('dashboard_versions').values({ account_id: accountId, slug, version, spec, created_at: now }).execute();
+}

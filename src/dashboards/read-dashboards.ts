@@ -1,0 +1,112 @@
+import type { ActorContext } from '../context.js';
+import { AppError, notFound } from '../errors.js';
+import { dashboardUrl, requirePublish, requireRead } from './access.js';
+import { deleteDashboard, findHeader, findVersion, listHeaders, listVersions, type DashboardHeader } from './store.js';
+
+export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+export interface DashboardSummary {
+  slug: string;
+  title: string;
+  subtitle: string | null;
+  group: string | null;
+  groupOrder: number | null;
+  order: number | null;
+  tone: string | null;
+  layout: string | null;
+  version: number;
+  updated_at: string;
+  url: string;
+}
+
+export interface DashboardDocument {
+  slug: string;
+  version: number;
+  /** The spec exactly as published (JSON text), so reads never re-serialise it. */
+  specText: string;
+  created_at: string;
+  updated_at: string;
+  url: string;
+}
+
+function checkSlug(slug: string): void {
+  if (slug.length > 80 || !SLUG_PATTERN.test(slug)) {
+    throw new AppError('BAD_REQUEST', `${JSON.stringify(slug.slice(0, 100))} is not a dashboard slug: use lower-case letters and digits separated by single hyphens.`);
+  }
+}
+
+/** Absent values sort after present ones; ties fall through to the next key. */
+function compareOptional<T>(a: T | null, b: T | null, compare: (x: T, y: T) => number): number {
+  if (a === null) return b === null ? 0 : 1;
+  if (b === null) return -1;
+  return compare(a, b);
+}
+
+const byNumber = (x: number, y: number) => x - y;
+const byText = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+
+/** groupOrder, group, order, title: sorted here so SQLite and PostgreSQL collations cannot differ. */
+export function compareDashboards(a: DashboardHeader, b: DashboardHeader): number {
+  return (
+    compareOptional(a.group_order, b.group_order, byNumber) ||
+    compareOptional(a.group_name, b.group_name, byText) ||
+    compareOptional(a.sort_order, b.sort_order, byNumber) ||
+    byText(a.title.toLowerCase(), b.title.toLowerCase()) ||
+    byText(a.slug, b.slug)
+  );
+}
+
+export function presentSummary(header: DashboardHeader, baseUrl: string): DashboardSummary {
+  return {
+    slug: header.slug,
+    title: header.title,
+    subtitle: header.subtitle,
+    group: header.group_name,
+    groupOrder: header.group_order,
+    order: header.sort_order,
+    tone: header.tone,
+    layout: header.layout,
+    version: header.version,
+    updated_at: header.updated_at,
+    url: dashboardUrl(baseUrl, header.slug),
+  };
+}
+
+export async function listDashboards(ctx: ActorContext): Promise<DashboardSummary[]> {
+  requireRead(ctx);
+  const headers = await listHeaders(ctx.db, ctx.actor.accountId);
+  return headers.sort(compareDashboards).map((h) => presentSummary(h, ctx.config.baseUrl));
+}
+
+/** The current version, or the given one. */
+export async function getDashboard(ctx: ActorContext, slug: string, version?: number): Promise<DashboardDocument> {
+  requireRead(ctx);
+  checkSlug(slug);
+  const header = await findHeader(ctx.db, ctx.actor.accountId, slug);
+  if (!header) throw notFound('dashboard', slug);
+  const wanted = version ?? header.version;
+  const stored = await findVersion(ctx.db, ctx.actor.accountId, slug, wanted);
+  if (!stored) throw new AppError('NOT_FOUND', `Dashboard "${slug}" has no version ${wanted}; it has versions 1 to ${header.version}.`);
+  return {
+    slug,
+    version: stored.version,
+    specText: stored.spec,
+    created_at: version === undefined ? header.created_at : stored.created_at,
+    updated_at: version === undefined ? header.updated_at : stored.created_at,
+    url: dashboardUrl(ctx.config.baseUrl, slug),
+  };
+}
+
+export async function getDashboardVersions(ctx: ActorContext, slug: string): Promise<Array<{ version: number; created_at: string }>> {
+  requireRead(ctx);
+  checkSlug(slug);
+  const versions = await listVersions(ctx.db, ctx.actor.accountId, slug);
+  if (versions.length === 0) throw notFound('dashboard', slug);
+  return versions;
+}
+
+export async function removeDashboard(ctx: ActorContext, slug: string): Promise<void> {
+  requirePublish(ctx, 'delete dashboards');
+  checkSlug(slug);
+  if (!(await deleteDashboard(ctx.db, ctx.actor.accountId, slug))) throw notFound('dashboard', slug);
+}

@@ -1,0 +1,164 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Services } from '../context.js';
+import { AppError } from '../errors.js';
+import { authenticate } from '../server/authenticate.js';
+import { errorResponses } from '../server/http-schemas.js';
+import { publishDashboard } from './publish-dashboard.js';
+import { getDashboard, getDashboardVersions, listDashboards, removeDashboard, type DashboardDocument } from './read-dashboards.js';
+import { dashboardSpecSchema } from './spec-schema.js';
+
+export const DASHBOARD_BODY_LIMIT = 16 * 1024 * 1024;
+
+const tags = ['dashboards'];
+const SlugParams = Type.Object({ slug: Type.String() });
+
+const PublishResult = Type.Object({
+  slug: Type.String(),
+  version: Type.Integer(),
+  url: Type.String(),
+  created: Type.Boolean(),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+
+const DashboardSummary = Type.Object({
+  slug: Type.String(),
+  title: Type.String(),
+  subtitle: Type.Union([Type.String(), Type.Null()]),
+  group: Type.Union([Type.String(), Type.Null()]),
+  groupOrder: Type.Union([Type.Integer(), Type.Null()]),
+  order: Type.Union([Type.Integer(), Type.Null()]),
+  tone: Type.Union([Type.String(), Type.Null()]),
+  layout: Type.Union([Type.String(), Type.Null()]),
+  version: Type.Integer(),
+  updated_at: Type.String(),
+  url: Type.String(),
+});
+
+const DashboardDocumentObject = Type.Object({
+  slug: Type.String(),
+  version: Type.Integer(),
+  spec: dashboardSpecSchema,
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  url: Type.String(),
+});
+
+/** Described as the object for OpenAPI; sent as pre-built JSON text (see documentJson). */
+const DashboardDocumentSchema = Type.Unsafe<string>(DashboardDocumentObject);
+
+/** `If-Match: "3"` (or 3, W/"3", *) → 3 | '*'; absent → undefined. */
+export function parseIfMatch(header: string | undefined): number | '*' | undefined {
+  if (header === undefined) return undefined;
+  const value = header.trim();
+  if (value === '*') return '*';
+  const match = /^(?:W\/)?"?(\d{1,9})"?$/.exec(value);
+  if (!match) throw new AppError('BAD_REQUEST', `If-Match must be a dashboard version in quotes, such as If-Match: "3" (got ${JSON.stringify(value.slice(0, 40))}).`);
+  return Number(match[1]);
+}
+
+/** The stored spec text is spliced in as is: valid JSON by construction, and never parsed again. */
+function documentJson(doc: DashboardDocument): string {
+  return `{"slug":${JSON.stringify(doc.slug)},"version":${doc.version},"spec":${doc.specText},"created_at":${JSON.stringify(doc.created_at)},"updated_at":${JSON.stringify(doc.updated_at)},"url":${JSON.stringify(doc.url)}}`;
+}
+
+function parseVersion(text: string): number {
+  const n = Number(text);
+  if (!/^\d{1,9}$/.test(text) || n < 1) throw new AppError('BAD_REQUEST', `The version must be a positive integer (got ${JSON.stringify(text)}).`);
+  return n;
+}
+
+export function dashboardRoutes(app: FastifyInstance, services: Services): void {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  api.post(
+    '/api/dashboards',
+    {
+      bodyLimit: DASHBOARD_BODY_LIMIT,
+      // The spec is validated by the dashboards domain, which reports every violation as DASHBOARD_INVALID.
+      validatorCompiler: () => (value: unknown) => ({ value }),
+      schema: {
+        tags,
+        summary: 'Publish a dashboard: creates it (201) or replaces the one with the same slug (200)',
+        headers: Type.Object({ 'if-match': Type.Optional(Type.String({ description: 'Expected current version, e.g. "3"' })) }),
+        body: dashboardSpecSchema,
+        response: { 200: PublishResult, 201: PublishResult, ...errorResponses(400, 401, 403, 409, 412, 413, 422) },
+      },
+    },
+    async (request, reply) => {
+      const ctx = await authenticate(services, request);
+      const result = await publishDashboard(ctx, {
+        document: request.body,
+        rawText: request.rawJsonText,
+        expectedVersion: parseIfMatch(request.headers['if-match']),
+      });
+      return reply.code(result.created ? 201 : 200).header('etag', `"${result.version}"`).header('location', result.url).send(result);
+    },
+  );
+
+  api.get(
+    '/api/dashboards',
+    { schema: { tags, summary: 'List the account’s dashboards', response: { 200: Type.Object({ dashboards: Type.Array(DashboardSummary) }), ...errorResponses(401, 403) } } },
+    async (request) => {
+      const ctx = await authenticate(services, request);
+      return { dashboards: await listDashboards(ctx) };
+    },
+  );
+
+  api.get(
+    '/api/dashboards/:slug',
+    { schema: { tags, summary: 'Read the current version of a dashboard', params: SlugParams, response: { 200: DashboardDocumentSchema, 304: Type.Null(), ...errorResponses(400, 401, 403, 404) } } },
+    async (request, reply) => {
+      const ctx = await authenticate(services, request);
+      const doc = await getDashboard(ctx, request.params.slug);
+      const etag = `"${doc.version}"`;
+      if (request.headers['if-none-match'] === etag) return reply.code(304).header('etag', etag).send(null);
+      return reply.header('etag', etag).type('application/json; charset=utf-8').serializer((payload: string) => payload).send(documentJson(doc));
+    },
+  );
+
+  api.get(
+    '/api/dashboards/:slug/versions',
+    {
+      schema: {
+        tags,
+        summary: 'List the versions of a dashboard, newest first',
+        params: SlugParams,
+        response: { 200: Type.Object({ versions: Type.Array(Type.Object({ version: Type.Integer(), created_at: Type.String() })) }), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const ctx = await authenticate(services, request);
+      return { versions: await getDashboardVersions(ctx, request.params.slug) };
+    },
+  );
+
+  api.get(
+    '/api/dashboards/:slug/versions/:n',
+    {
+      schema: {
+        tags,
+        summary: 'Read one version of a dashboard',
+        params: Type.Object({ slug: Type.String(), n: Type.String() }),
+        response: { 200: DashboardDocumentSchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const ctx = await authenticate(services, request);
+      const doc = await getDashboard(ctx, request.params.slug, parseVersion(request.params.n));
+      return reply.header('etag', `"${doc.version}"`).type('application/json; charset=utf-8').serializer((payload: string) => payload).send(documentJson(doc));
+    },
+  );
+
+  api.delete(
+    '/api/dashboards/:slug',
+    { schema: { tags, summary: 'Delete a dashboard and all its versions', params: SlugParams, response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404) } } },
+    async (request, reply) => {
+      const ctx = await authenticate(services, request);
+      await removeDashboard(ctx, request.params.slug);
+      return reply.code(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,103 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { migrationProvider } from './migrations/index.js';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** `postgres://…` selects PostgreSQL; otherwise SQLite in `dataDir`. */
+  databaseUrl?: string | undefined;
+  dataDir: string;
+}
+
+const TIMESTAMPTZ_OID = 1184;
+const INT8_OID = 20;
+
+/** A pg type map that returns timestamps as ISO-8601 strings and counts as numbers, like SQLite does. */
+function postgresTypes(): pg.CustomTypesConfig {
+  return {
+    getTypeParser(oid: number, format?: 'text' | 'binary') {
+      if (oid === TIMESTAMPTZ_OID) return (value: string) => new Date(value).toISOString();
+      if (oid === INT8_OID) return (value: string) => Number(value);
+      return pg.types.getTypeParser(oid, format);
+    },
+  } as pg.CustomTypesConfig;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  const url = options.databaseUrl;
+  if (url && /^postgres(ql)?:\/\//.test(url)) {
+    const pool = new pg.Pool({ connectionString: url, types: postgresTypes(), max: 10 });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const handle: DatabaseHandle = { db, dialect: 'postgres', close: () => db.destroy() };
+    await migrate(handle);
+    return handle;
+  }
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  const file = path.join(options.dataDir, 'svc.sqlite');
+  const sqlite = new SqliteDatabase(file);
+  // WAL lets readers run beside the single writer; NORMAL sync is durable across process crashes.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withBooleanParameters(sqlite) }) });
+  const handle: DatabaseHandle = { db, dialect: 'sqlite', close: () => db.destroy() };
+  await migrate(handle);
+  return handle;
+}
+
+/**
+ * SQLite has no boolean type and better-sqlite3 refuses JS booleans as parameters; PostgreSQL wants real
+ * booleans. Converting at the driver keeps every query the same in both dialects.
+ */
+function withBooleanParameters(sqlite: SqliteDatabase.Database): SqliteDatabase.Database {
+  const toSqlite = (p: unknown) => (typeof p === 'boolean' ? (p ? 1 : 0) : p);
+  // Kysely passes the parameters as one array argument.
+  const convert = (params: unknown[]) => params.map((p) => (Array.isArray(p) ? p.map(toSqlite) : toSqlite(p)));
+  const prepare = sqlite.prepare.bind(sqlite);
+  return new Proxy(sqlite, {
+    get(target, property, receiver) {
+      if (property !== 'prepare') return Reflect.get(target, property, receiver) as unknown;
+      return (source: string) => {
+        const statement = prepare(source);
+        return new Proxy(statement, {
+          get(inner, name, innerReceiver) {
+            const value = Reflect.get(inner, name, innerReceiver) as unknown;
+            if ((name === 'run' || name === 'all' || name === 'get' || name === 'iterate') && typeof value === 'function') {
+              return (...params: unknown[]) => (value as (...args: unknown[]) => unknown).apply(inner, convert(params));
+            }
+            return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(inner) : value;
+          },
+        });
+      };
+    },
+  });
+}
+
+async function migrate(handle: DatabaseHandle): Promise<void> {
+  const migrator = new Migrator({ db: handle.db, provider: migrationProvider(handle.dialect) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${reason}`);
+  }
+}
+
+/** True when a database error is a unique-constraint violation, in either dialect. */
+export function isUniqueViolation(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

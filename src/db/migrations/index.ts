@@ -1,0 +1,20 @@
+import type { MigrationProvider } from 'kysely';
+import type { Dialect } from '../database.js';
+import type { MigrationFactory } from './column-types.js';
+import { initial } from './0001-initial.js';
+
+/**
+ * Migrations are code, not files read at run time, so they ship inside the build. Names sort in order;
+ * append new ones and never edit one that has been released.
+ */
+const migrations: Record<string, MigrationFactory> = {
+  '0001_initial': initial,
+};
+
+export function migrationProvider(dialect: Dialect): MigrationProvider {
+  return {
+    async getMigrations() {
+      return Object.fromEntries(Object.entries(migrations).map(([name, factory]) => [name, factory(dialect)]));
+    },
+  };
+}

@@ -1,0 +1,109 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/**
+ * Row types as both dialects return them. Timestamps are ISO-8601 strings (the PostgreSQL pool parses
+ * timestamptz to ISO), booleans may come back as 0/1 from SQLite and JSON columns as text from SQLite:
+ * stores normalise with `readBool` and `readJson` from `./values.js`.
+ */
+type Timestamp = ColumnType<string, string, string>;
+type Bool = ColumnType<boolean | number, boolean | number, boolean | number>;
+type Json = ColumnType<unknown, string, string>;
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  created_at: Timestamp;
+}
+
+export interface UsersTable {
+  id: string;
+  account_id: string;
+  name: string;
+  password_hash: string | null;
+  is_admin: Bool;
+  created_at: Timestamp;
+}
+
+export interface ProjectsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  slug: string;
+  default_branch: string;
+  repo_url: string | null;
+  created_by: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ProjectMembersTable {
+  project_id: string;
+  user_id: string;
+  created_at: Timestamp;
+}
+
+export interface TokensTable {
+  id: string;
+  account_id: string;
+  kind: 'user' | 'project' | 'sandbox';
+  name: string;
+  token_hash: string;
+  user_id: string;
+  project_id: string | null;
+  capabilities: Json;
+  created_at: Timestamp;
+  expires_at: Timestamp | null;
+}
+
+export interface SecretsTable {
+  project_id: string;
+  name: string;
+  value: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface DashboardsTable {
+  account_id: string;
+  slug: string;
+  title: string;
+  subtitle: string | null;
+  group_name: string | null;
+  group_order: number | null;
+  sort_order: number | null;
+  tone: string | null;
+  layout: string | null;
+  version: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface DashboardVersionsTable {
+  account_id: string;
+  slug: string;
+  version: number;
+  spec: string;
+  created_at: Timestamp;
+}
+
+export interface WebSessionsTable {
+  id_hash: string;
+  user_id: string;
+  account_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  users: UsersTable;
+  projects: ProjectsTable;
+  project_members: ProjectMembersTable;
+  tokens: TokensTable;
+  secrets: SecretsTable;
+  dashboards: DashboardsTable;
+  dashboard_versions: DashboardVersionsTable;
+  web_sessions: WebSessionsTable;
+}
+
+export type { Generated };

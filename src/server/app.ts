@@ -1,0 +1,60 @@
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import { projectRoutes } from '../accounts/routes/projects.js';
+import { secretRoutes } from '../accounts/routes/secrets.js';
+import { tokenRoutes } from '../accounts/routes/tokens.js';
+import { userRoutes } from '../accounts/routes/users.js';
+import type { Services } from '../context.js';
+import { dashboardRoutes } from '../dashboards/routes.js';
+import { registerErrorHandling } from './error-handler.js';
+import { registerJsonBodyParser } from './json-body.js';
+import { schemaValidatorCompiler } from './validator.js';
+
+/** Bodies of ordinary JSON routes; routes that take documents (dashboards) raise their own limit. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+export interface AppOptions {
+  logLevel: string;
+}
+
+export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: { level: options.logLevel },
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    // Per-request lines only when debugging: at thousands of publishes a second they would dominate the log.
+    logController: new LogController({ disableRequestLogging: options.logLevel !== 'debug' && options.logLevel !== 'trace' }),
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(schemaValidatorCompiler);
+  registerErrorHandling(app);
+  registerJsonBodyParser(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'svc API',
+        version: '1',
+        description: 'Control plane for coding agents: projects, change requests, sessions, triggers and dashboards.',
+      },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A user, project or sandbox token (svc_u_…, svc_p_…, svc_s_…)' } },
+      },
+      security: [{ bearer: [] }],
+    },
+  });
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  app.register(async (scope) => {
+    projectRoutes(scope, services);
+    secretRoutes(scope, services);
+    tokenRoutes(scope, services);
+    userRoutes(scope, services);
+    dashboardRoutes(scope, services);
+  });
+
+  return app;
+}

@@ -1,0 +1,26 @@
+import { Type, type TSchema } from 'typebox';
+import { errorCatalog } from '../errors.js';
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'A sentence saying what went wrong and what to do about it' }),
+    code: Type.String({ description: 'Stable machine-readable code; see the README error table' }),
+    issues: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+  },
+  { additionalProperties: true, $id: 'ErrorBody' },
+);
+
+/** Error responses for a route's OpenAPI description, one per status it can answer. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {};
+  for (const status of statuses) {
+    const codes = Object.entries(errorCatalog)
+      .filter(([, entry]) => entry.status === status)
+      .map(([code]) => code);
+    out[status] = Type.Object(ErrorBody.properties, { description: codes.join(', '), additionalProperties: true });
+  }
+  return out;
+}
+
+export const Uuid = Type.String({ format: 'uuid' });
+export const Timestamp = Type.String({ format: 'date-time' });

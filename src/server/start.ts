@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify';
+import { bootstrap, type BootstrapResult } from '../accounts/bootstrap.js';
+import type { Config } from '../config.js';
+import type { Services } from '../context.js';
+import { openDatabase, type DatabaseHandle } from '../db/database.js';
+import { buildApp } from './app.js';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  services: Services;
+  bootstrap: BootstrapResult;
+  /** The origin the server answers on, e.g. http://127.0.0.1:8080. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database (migrating it), runs first-boot setup, and listens. With port 0 the base URL is
+ * taken from the port the OS chose unless SVC_BASE_URL fixed it.
+ */
+export async function startServer(config: Config, options: { baseUrlExplicit: boolean }): Promise<RunningServer> {
+  const database: DatabaseHandle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const services: Services = { db: database.db, dialect: database.dialect, config };
+  try {
+    const boot = await bootstrap(services);
+    const app = await buildApp(services, { logLevel: config.logLevel });
+    await app.listen({ host: config.host, port: config.port });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const url = `http://${host}:${port}`;
+    if (!options.baseUrlExplicit) config.baseUrl = url;
+    return {
+      app,
+      services,
+      bootstrap: boot,
+      url,
+      async close() {
+        await app.close();
+        await database.close();
+      },
+    };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
