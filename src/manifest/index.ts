@@ -1,0 +1,20 @@
+/** The manifest module: parse and validate `svc.yaml` / `svc.toml` (spec 3 "Trigger", spec 2 merge gate). */
+export {
+  parseManifest,
+  readManifestFromTree,
+  formatOf,
+  MANIFEST_FILENAMES,
+  MAX_MANIFEST_BYTES,
+  type FileReader,
+  type ManifestFilename,
+  type ManifestFromTree,
+  type ParseManifestInput,
+  type ParsedManifest,
+  type TriggerError,
+} from './parse-manifest.js';
+export { manifestInvalidError } from './manifest-invalid-error.js';
+export { cronSchedule, checkCronExpression, CRON_PATTERN_OPTIONS, type CronCheck } from './cron-expression.js';
+export { checkRunAt, type RunAtCheck } from './run-at.js';
+export { checkTimezone, type TimezoneCheck } from './timezone.js';
+export type { ManifestFormat } from './read-document.js';
+export * from './manifest-schema.js';
