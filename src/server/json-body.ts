@@ -15,7 +15,8 @@ declare module 'fastify' {
  * U+FFFD and store something the client never sent), and parsed with prototype-poisoning protection.
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
-  app.removeContentTypeParser(['application/json']);
+  // Only JSON is accepted by default; routes that take other bodies (git, forms) register their own parsers.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/i, { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;
     if (bytes.length === 0) {

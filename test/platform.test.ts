@@ -1,0 +1,224 @@
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
+
+let svc: TestServer;
+
+beforeAll(async () => {
+  svc = await startTestServer();
+});
+afterAll(async () => {
+  await svc.close();
+});
+
+async function createProject(name: string, token?: string) {
+  const response = await svc.request('POST', '/v1/projects', { body: { name }, token });
+  expect(response.status).toBe(201);
+  return response.body.project as { id: string; slug: string; clone_url: string };
+}
+
+async function mintToken(projectId: string, capabilities: string[]) {
+  const response = await svc.request('POST', `/v1/projects/${projectId}/tokens`, { body: { name: 'ci', capabilities } });
+  expect(response.status).toBe(201);
+  return response.body.token as string;
+}
+
+describe(`platform core on ${testDialect}`, () => {
+  it('answers health and OpenAPI without a token', async () => {
+    const health = await svc.request('GET', '/healthz', { token: null });
+    expect(health.status).toBe(200);
+    expect(health.body).toEqual({ status: 'ok' });
+    const openapi = await svc.request('GET', '/openapi.json', { token: null });
+    expect(openapi.status).toBe(200);
+    expect(openapi.body.openapi).toBe('3.1.0');
+    expect(Object.keys(openapi.body.paths)).toEqual(expect.arrayContaining(['/v1/projects', '/api/dashboards', '/api/dashboards/{slug}']));
+    expect(openapi.body.paths['/api/dashboards'].post.requestBody.content['application/json'].schema.required).toEqual(['slug', 'title']);
+  });
+
+  it('creates, lists, reads, renames and deletes projects', async () => {
+    const project = await createProject('Billing Service (v2)');
+    expect(project.slug).toBe('billing-service-v2');
+    expect(project.clone_url).toBe(`${svc.url}/git/${project.id}.git`);
+
+    const list = await svc.request('GET', '/v1/projects');
+    expect(list.body.projects.map((p: { id: string }) => p.id)).toContain(project.id);
+
+    const renamed = await svc.request('PATCH', `/v1/projects/${project.id}`, { body: { name: 'Billing', default_branch: 'trunk' } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.project).toMatchObject({ name: 'Billing', default_branch: 'trunk', slug: 'billing-service-v2' });
+
+    const duplicate = await svc.request('POST', '/v1/projects', { body: { name: 'Other', slug: 'billing-service-v2' } });
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.body).toMatchObject({ code: 'CONFLICT' });
+    expect(duplicate.body.error).toContain('billing-service-v2');
+
+    expect((await svc.request('DELETE', `/v1/projects/${project.id}`)).status).toBe(204);
+    const gone = await svc.request('GET', `/v1/projects/${project.id}`);
+    expect(gone.status).toBe(404);
+    expect(gone.body.code).toBe('NOT_FOUND');
+  });
+
+  it('rejects unknown body properties and reports every schema problem', async () => {
+    const response = await svc.request('POST', '/v1/projects', { body: { name: '', colour: 'red', default_branch: '-x' } });
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('VALIDATION_FAILED');
+    const paths = response.body.issues.map((i: { path: string }) => i.path);
+    expect(paths).toEqual(expect.arrayContaining(['/name', '/colour', '/default_branch']));
+    expect(response.body.issues.find((i: { path: string }) => i.path === '/colour').message).toBe('unknown property "colour" is not allowed here.');
+  });
+
+  it('answers a bad path parameter with 400 and an unknown route with 404', async () => {
+    const bad = await svc.request('GET', '/v1/projects/not-a-uuid');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: 'BAD_REQUEST' });
+    expect(bad.body.error).toContain('not-a-uuid');
+    const missing = await svc.request('GET', '/v1/nothing-here');
+    expect(missing.status).toBe(404);
+    expect(missing.body.code).toBe('NOT_FOUND');
+  });
+
+  it('distinguishes 401 (no or unknown token) from 403 (missing capability)', async () => {
+    const project = await createProject('Auth Matrix');
+    const none = await svc.request('GET', `/v1/projects/${project.id}`, { token: null });
+    expect(none.status).toBe(401);
+    expect(none.body.code).toBe('UNAUTHENTICATED');
+    const unknown = await svc.request('GET', `/v1/projects/${project.id}`, { token: 'svc_u_nope' });
+    expect(unknown.status).toBe(401);
+    const malformed = await svc.request('GET', '/v1/projects', { token: null, headers: { authorization: 'Basic abc' } });
+    expect(malformed.status).toBe(401);
+    expect(malformed.body.error).toContain('Bearer');
+
+    const readOnly = await mintToken(project.id, ['project.read']);
+    expect((await svc.request('GET', `/v1/projects/${project.id}`, { token: readOnly })).status).toBe(200);
+    const patch = await svc.request('PATCH', `/v1/projects/${project.id}`, { token: readOnly, body: { name: 'x' } });
+    expect(patch.status).toBe(403);
+    expect(patch.body).toMatchObject({ code: 'FORBIDDEN' });
+    expect(patch.body.error).toContain('project.write');
+
+    const other = await createProject('Someone Else');
+    const cross = await svc.request('GET', `/v1/projects/${other.id}`, { token: readOnly });
+    expect(cross.status).toBe(403);
+    const listed = await svc.request('GET', '/v1/projects', { token: readOnly });
+    expect(listed.body.projects.map((p: { id: string }) => p.id)).toEqual([project.id]);
+
+    const mint = await svc.request('POST', `/v1/projects/${project.id}/tokens`, { token: readOnly, body: { name: 'x', capabilities: ['project.write'] } });
+    expect(mint.status).toBe(403);
+    const createWithProjectToken = await svc.request('POST', '/v1/projects', { token: readOnly, body: { name: 'nope' } });
+    expect(createWithProjectToken.status).toBe(403);
+  });
+
+  it('gives non-admin users access only to projects they are members of', async () => {
+    const project = await createProject('Members Only');
+    const user = await svc.request('POST', '/v1/users', { body: { name: 'dana', password: 'correct horse battery' } });
+    expect(user.status).toBe(201);
+    const danaToken = user.body.token as string;
+    expect(danaToken.startsWith('svc_u_')).toBe(true);
+    expect((await svc.request('GET', `/v1/projects/${project.id}`, { token: danaToken })).status).toBe(403);
+    expect((await svc.request('POST', '/v1/users', { token: danaToken, body: { name: 'eve' } })).status).toBe(403);
+    expect((await svc.request('PUT', `/v1/projects/${project.id}/members/${user.body.user.id}`)).status).toBe(204);
+    expect((await svc.request('GET', `/v1/projects/${project.id}`, { token: danaToken })).status).toBe(200);
+    const own = await createProject('Dana Project', danaToken);
+    const danaList = await svc.request('GET', '/v1/projects', { token: danaToken });
+    expect(danaList.body.projects.map((p: { id: string }) => p.id).sort()).toEqual([project.id, own.id].sort());
+  });
+
+  it('stores secrets write-only and refuses reserved or malformed names', async () => {
+    const project = await createProject('Secrets');
+    const put = await svc.request('PUT', `/v1/projects/${project.id}/secrets/GIT_TOKEN`, { body: { value: 's3cr3t' } });
+    expect(put.status).toBe(201);
+    const again = await svc.request('PUT', `/v1/projects/${project.id}/secrets/GIT_TOKEN`, { body: { value: 'rotated' } });
+    expect(again.status).toBe(200);
+    const list = await svc.request('GET', `/v1/projects/${project.id}/secrets`);
+    expect(list.body.secrets.map((s: { name: string }) => s.name)).toEqual(['GIT_TOKEN']);
+    expect(list.text).not.toContain('rotated');
+    expect(list.text).not.toContain('s3cr3t');
+
+    const reserved = await svc.request('PUT', `/v1/projects/${project.id}/secrets/SVC_API_URL`, { body: { value: 'x' } });
+    expect(reserved.status).toBe(400);
+    expect(reserved.body.code).toBe('SECRET_NAME_RESERVED');
+    const malformed = await svc.request('PUT', `/v1/projects/${project.id}/secrets/lower`, { body: { value: 'x' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.code).toBe('BAD_REQUEST');
+
+    expect((await svc.request('DELETE', `/v1/projects/${project.id}/secrets/GIT_TOKEN`)).status).toBe(204);
+    expect((await svc.request('DELETE', `/v1/projects/${project.id}/secrets/GIT_TOKEN`)).status).toBe(404);
+  });
+
+  it('lists and revokes project tokens without ever showing them again', async () => {
+    const project = await createProject('Tokens');
+    const created = await svc.request('POST', `/v1/projects/${project.id}/tokens`, { body: { name: 'agent', capabilities: ['project.read', 'dashboards.publish'] } });
+    expect(created.body.token).toMatch(/^svc_p_[A-Za-z0-9_-]{43}$/);
+    const list = await svc.request('GET', `/v1/projects/${project.id}/tokens`);
+    expect(list.body.tokens).toEqual([expect.objectContaining({ id: created.body.id, name: 'agent', capabilities: ['project.read', 'dashboards.publish'] })]);
+    expect(list.text).not.toContain(created.body.token);
+    expect((await svc.request('DELETE', `/v1/projects/${project.id}/tokens/${created.body.id}`)).status).toBe(204);
+    expect((await svc.request('GET', `/v1/projects/${project.id}`, { token: created.body.token })).status).toBe(401);
+    const badCapability = await svc.request('POST', `/v1/projects/${project.id}/tokens`, { body: { name: 'x', capabilities: ['root'] } });
+    expect(badCapability.status).toBe(400);
+    expect(badCapability.body.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('answers malformed bodies with 400 and oversized ones with 413', async () => {
+    const malformed = await svc.request('POST', '/v1/projects', { rawBody: '{"name": ', headers: { 'content-type': 'application/json' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.code).toBe('BAD_REQUEST');
+    expect(malformed.body.error).toContain('not valid JSON');
+
+    const wrongType = await svc.request('POST', '/v1/projects', { rawBody: 'name=x', headers: { 'content-type': 'text/plain' } });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body.error).toContain('application/json');
+
+    const latin1 = Buffer.concat([Buffer.from('{"name":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const notUtf8 = await svc.request('POST', '/v1/projects', { rawBody: latin1, headers: { 'content-type': 'application/json' } });
+    expect(notUtf8.status).toBe(400);
+    expect(notUtf8.body.error).toContain('UTF-8');
+
+    const poisoned = await svc.request('POST', '/v1/projects', { rawBody: '{"name":"x","__proto__":{"admin":true}}', headers: { 'content-type': 'application/json' } });
+    expect(poisoned.status).toBe(400);
+
+    const huge = await svc.request('POST', '/v1/projects', { body: { name: 'x'.repeat(2 * 1024 * 1024) } });
+    expect(huge.status).toBe(413);
+    expect(huge.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    expect(huge.body.error).toContain('1 MiB');
+  });
+});
+
+describe('first boot', () => {
+  it('generates an admin token once, writes it with mode 0600 and keeps it across restarts', async () => {
+    const first = await startTestServer({ adminToken: null });
+    try {
+      const tokenFile = `${first.dataDir}/admin-token`;
+      const token = fs.readFileSync(tokenFile, 'utf8').trim();
+      expect(token).toMatch(/^svc_u_/);
+      expect(fs.statSync(tokenFile).mode & 0o777).toBe(0o600);
+      expect((await first.request('GET', '/v1/projects', { token })).status).toBe(200);
+    } finally {
+      await first.server.close();
+    }
+    if (testDialect === 'sqlite') {
+      const second = await startTestServer({ adminToken: null, dataDir: first.dataDir });
+      try {
+        expect(second.server.bootstrap.generatedToken).toBeNull();
+        const token = fs.readFileSync(`${first.dataDir}/admin-token`, 'utf8').trim();
+        expect((await second.request('GET', '/v1/projects', { token })).status).toBe(200);
+      } finally {
+        await second.close();
+      }
+    }
+  });
+
+  it('uses SVC_ADMIN_TOKEN verbatim and replaces it when it changes', async () => {
+    const dataDir = fs.mkdtempSync('/tmp/svc-admin-');
+    const first = await startTestServer({ adminToken: 'my-automation-token', dataDir });
+    expect(fs.existsSync(`${dataDir}/admin-token`)).toBe(false);
+    expect((await first.request('GET', '/v1/projects', { token: 'my-automation-token' })).status).toBe(200);
+    await first.server.close();
+    if (testDialect === 'sqlite') {
+      const second = await startTestServer({ adminToken: 'rotated-token', dataDir });
+      expect((await second.request('GET', '/v1/projects', { token: 'rotated-token' })).status).toBe(200);
+      expect((await second.request('GET', '/v1/projects', { token: 'my-automation-token' })).status).toBe(401);
+      await second.close();
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+});
