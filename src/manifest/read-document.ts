@@ -40,8 +40,8 @@ function readYaml(filename: string, text: string): ReadDocumentResult {
     merge: true,
     prettyErrors: true,
     // yaml reports some oddities (collection keys) through process warnings; the parser is the wrong
-    // place to write to the process log.
-    logLevel: 'silent',
+    // place to write to the process log. ('silent' would also drop the multiple-documents error.)
+    logLevel: 'error',
   });
   if (document.errors.length > 0) {
     return { value: undefined, issues: yamlIssues(filename, text, document.errors) };

@@ -236,6 +236,7 @@ function checkPrompt(field: Present | undefined, text: ReadText, report: Report)
 /**
  * The prompt is rendered with mustache at fire time; a template mustache cannot parse would fail every
  * fire, so it is caught at merge. A fresh Writer keeps the library's global template cache untouched.
+ * Mustache reports where it gave up (often the end of the text); the message points at the tag to fix.
  */
 function mustacheProblem(template: string): string | null {
   try {
@@ -243,13 +244,35 @@ function mustacheProblem(template: string): string | null {
     return null;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return message.replace(/ at (\d+)$/, (_, offset: string) => {
-      const before = template.slice(0, Number(offset));
-      const line = before.split('\n').length;
-      const column = before.length - before.lastIndexOf('\n');
-      return ` at line ${line}, column ${column} of the prompt`;
-    });
+    const at = (offset: number) => {
+      const before = template.slice(0, offset);
+      return `line ${before.split('\n').length}, column ${offset - before.lastIndexOf('\n')} of the prompt`;
+    };
+    const unclosedSection = /^Unclosed section "(.*)" at (\d+)$/.exec(message);
+    if (unclosedSection) {
+      const name = (unclosedSection[1] ?? '').slice(0, 80);
+      const opening = lastOpeningOfSection(template, name);
+      return `the section {{#${name}}} at ${at(opening ?? Number(unclosedSection[2]))} is never closed with {{/${name}}}`;
+    }
+    const unopenedSection = /^Unopened section "(.*)" at (\d+)$/.exec(message);
+    if (unopenedSection) {
+      const name = (unopenedSection[1] ?? '').slice(0, 80);
+      return `{{/${name}}} at ${at(Number(unopenedSection[2]))} closes a section that was never opened with {{#${name}}}`;
+    }
+    if (/^Unclosed tag at \d+$/.test(message)) {
+      // Everything after the unclosed "{{" was swallowed looking for "}}", so it is the first "{{" after the last "}}".
+      const opening = template.indexOf('{{', template.lastIndexOf('}}') + 1);
+      if (opening >= 0) return `the "{{" at ${at(opening)} has no closing "}}"`;
+    }
+    return message;
   }
+}
+
+function lastOpeningOfSection(template: string, name: string): number | null {
+  let found: number | null = null;
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  for (const match of template.matchAll(new RegExp(`\\{\\{\\s*[#^]\\s*${escaped}\\s*\\}\\}`, 'g'))) found = match.index;
+  return found;
 }
 
 function checkAgent(
