@@ -1,21 +1,41 @@
 import { Command, CommanderError } from 'commander';
+import { registerDashboard } from './dashboard.js';
+import { CliError, processDeps } from './deps.js';
+import { registerLogin } from './login.js';
+import { registerProject } from './project.js';
 import { registerServe } from './serve.js';
+import { registerToken } from './token.js';
 
-const program = new Command('svc')
-  .description('svc: control plane for coding agents (sessions, change requests, triggers, dashboards)')
-  .showHelpAfterError('(run svc --help for usage)')
-  .exitOverride();
-
-registerServe(program);
+export function buildProgram(): Command {
+  const program = new Command('svc')
+    .description('svc: control plane for coding agents (sessions, change requests, triggers, dashboards)')
+    .showHelpAfterError('(run svc --help for usage)')
+    .exitOverride();
+  const deps = processDeps;
+  registerServe(program);
+  registerLogin(program, deps);
+  registerProject(program, deps);
+  registerToken(program, deps);
+  registerDashboard(program, deps);
+  for (const command of program.commands) {
+    command.exitOverride();
+    for (const sub of command.commands) sub.exitOverride();
+  }
+  return program;
+}
 
 try {
-  await program.parseAsync(process.argv);
+  await buildProgram().parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) {
     // Help and version exit 0; usage errors exit 2 (commander already printed the message).
     process.exitCode = error.exitCode === 0 ? 0 : 2;
+  } else if (error instanceof CliError) {
+    process.stderr.write(`svc: ${error.message}\n`);
+    for (const line of error.details) process.stderr.write(`${line}\n`);
+    process.exitCode = error.exitCode;
   } else {
-    process.stderr.write(`svc: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`svc: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exitCode = 1;
   }
 }

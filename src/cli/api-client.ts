@@ -1,0 +1,73 @@
+import type { Credentials } from './cli-config.js';
+import { CliError } from './deps.js';
+
+export interface ApiErrorBody {
+  error?: string;
+  code?: string;
+  issues?: Array<{ path: string; message: string }>;
+  total?: number;
+  conflicts?: string[];
+}
+
+export class ApiError extends CliError {
+  constructor(
+    readonly status: number,
+    readonly body: ApiErrorBody,
+    details: string[],
+  ) {
+    super(`${body.error ?? `the server answered ${status}`}${body.code ? ` (${body.code})` : ''}`, 1, details);
+    this.name = 'ApiError';
+  }
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent verbatim as the JSON body (e.g. a dashboard file), so large documents are not re-serialised. */
+  rawJson?: string;
+  headers?: Record<string, string>;
+  accept?: string;
+}
+
+/** Talks to the control plane over HTTP; the only way the CLI reaches svc. */
+export class ApiClient {
+  readonly apiUrl: string;
+  readonly origin: string;
+
+  constructor(private readonly credentials: Credentials) {
+    this.apiUrl = credentials.apiUrl;
+    this.origin = credentials.apiUrl.replace(/\/v1$/, '');
+  }
+
+  /** `path` starting with /v1 or /api is taken from the origin. */
+  async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<{ status: number; body: T; text: string; headers: Headers }> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.credentials.token}`, accept: options.accept ?? 'application/json', ...options.headers };
+    let body: string | undefined;
+    if (options.rawJson !== undefined) body = options.rawJson;
+    else if (options.body !== undefined) body = JSON.stringify(options.body);
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await fetch(this.origin + path, { method, headers, body });
+    } catch (error) {
+      const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+      throw new CliError(`Cannot reach svc at ${this.origin} (${cause}); check SVC_API_URL or run svc login --url <server>.`);
+    }
+    const text = await response.text();
+    const json = (response.headers.get('content-type') ?? '').includes('json') && text ? (JSON.parse(text) as unknown) : undefined;
+    if (!response.ok) {
+      const errorBody = (json ?? { error: text.slice(0, 500) || `HTTP ${response.status}` }) as ApiErrorBody;
+      throw new ApiError(response.status, errorBody, describeIssues(errorBody));
+    }
+    return { status: response.status, body: (json ?? text) as T, text, headers: response.headers };
+  }
+}
+
+/** One line per problem, `path: message`, as the issue list says. */
+function describeIssues(body: ApiErrorBody): string[] {
+  const lines = (body.issues ?? []).map((issue) => `${issue.path || '/'}: ${issue.message}`);
+  if (body.total !== undefined && body.issues && body.total > body.issues.length) {
+    lines.push(`… and ${body.total - body.issues.length} more (fix these and publish again to see the rest)`);
+  }
+  for (const path of body.conflicts ?? []) lines.push(`conflict: ${path}`);
+  return lines;
+}

@@ -1,0 +1,133 @@
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { ApiClient } from './api-client.js';
+import { resolveCredentials } from './cli-config.js';
+import { CliError, type CliDeps } from './deps.js';
+import { printJson, printTable, timeCell } from './output.js';
+
+interface PublishResult {
+  slug: string;
+  version: number;
+  url: string;
+  created: boolean;
+}
+
+interface DashboardSummary {
+  slug: string;
+  title: string;
+  group: string | null;
+  version: number;
+  updated_at: string;
+  url: string;
+}
+
+interface DashboardDocument {
+  slug: string;
+  version: number;
+  spec: { title: string; subtitle?: string; sections?: Array<{ blocks?: unknown[] }> };
+  created_at: string;
+  updated_at: string;
+  url: string;
+}
+
+async function readInput(file: string, deps: CliDeps): Promise<string> {
+  if (file === '-') {
+    const chunks: Buffer[] = [];
+    for await (const chunk of deps.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+    return Buffer.concat(chunks).toString('utf8');
+  }
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CliError(code === 'ENOENT' ? `No such file: ${file}` : `Cannot read ${file}: ${String(error)}`);
+  }
+}
+
+export interface PublishOptions {
+  ifMatch?: string;
+  json?: boolean;
+}
+
+export async function runDashboardPublish(file: string, options: PublishOptions, deps: CliDeps): Promise<void> {
+  const text = await readInput(file, deps);
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    throw new CliError(`${file === '-' ? 'standard input' : file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const client = new ApiClient(resolveCredentials(deps));
+  const headers: Record<string, string> = options.ifMatch ? { 'if-match': `"${options.ifMatch.replace(/"/g, '')}"` } : {};
+  const { body } = await client.request<PublishResult>('POST', '/api/dashboards', { rawJson: text, headers });
+  if (options.json) return printJson(deps, body);
+  deps.stdout.write(`${body.url}\n`);
+  deps.stderr.write(`${body.created ? 'Created' : 'Replaced'} dashboard ${body.slug} (version ${body.version})\n`);
+}
+
+export async function runDashboardLs(options: { json?: boolean }, deps: CliDeps): Promise<void> {
+  const client = new ApiClient(resolveCredentials(deps));
+  const { body } = await client.request<{ dashboards: DashboardSummary[] }>('GET', '/api/dashboards');
+  if (options.json) return printJson(deps, body.dashboards);
+  if (body.dashboards.length === 0 && deps.isTTY) {
+    deps.stderr.write('No dashboards yet; publish one with: svc dashboard publish dashboard.json\n');
+    return;
+  }
+  printTable(deps, body.dashboards, [
+    { header: 'slug', value: (d) => d.slug },
+    { header: 'title', value: (d) => d.title },
+    { header: 'group', value: (d) => d.group ?? '' },
+    { header: 'version', value: (d) => String(d.version), numeric: true },
+    { header: 'updated', value: (d) => timeCell(deps, d.updated_at) },
+    { header: 'url', value: (d) => d.url },
+  ]);
+}
+
+export async function runDashboardShow(slug: string, options: { json?: boolean; version?: string }, deps: CliDeps): Promise<void> {
+  const client = new ApiClient(resolveCredentials(deps));
+  const path = options.version ? `/api/dashboards/${encodeURIComponent(slug)}/versions/${encodeURIComponent(options.version)}` : `/api/dashboards/${encodeURIComponent(slug)}`;
+  const { body } = await client.request<DashboardDocument>('GET', path);
+  if (options.json) return printJson(deps, body);
+  const sections = body.spec.sections ?? [];
+  const blocks = sections.reduce((n, s) => n + (s.blocks?.length ?? 0), 0);
+  const lines: Array<[string, string]> = [
+    ['title', body.spec.title],
+    ['subtitle', body.spec.subtitle ?? ''],
+    ['slug', body.slug],
+    ['version', String(body.version)],
+    ['updated', timeCell(deps, body.updated_at)],
+    ['content', `${sections.length} section${sections.length === 1 ? '' : 's'}, ${blocks} block${blocks === 1 ? '' : 's'}`],
+    ['url', body.url],
+  ];
+  for (const [label, value] of lines) if (value) deps.stdout.write(deps.isTTY ? `${label.padEnd(9)}${value}\n` : `${label}\t${value}\n`);
+}
+
+export async function runDashboardRm(slug: string, deps: CliDeps): Promise<void> {
+  const client = new ApiClient(resolveCredentials(deps));
+  await client.request('DELETE', `/api/dashboards/${encodeURIComponent(slug)}`);
+  deps.stderr.write(`Deleted dashboard ${slug}\n`);
+}
+
+export function registerDashboard(program: Command, deps: () => CliDeps): void {
+  const dashboard = program.command('dashboard').description('publish and manage dashboards');
+  dashboard
+    .command('publish <file>')
+    .description('publish a dashboard spec from a JSON file, or - for standard input (creates or replaces by slug)')
+    .option('--if-match <version>', 'only replace if the stored version is this one')
+    .option('--json', 'print the result as JSON')
+    .action((file: string, options: PublishOptions) => runDashboardPublish(file, options, deps()));
+  dashboard
+    .command('ls')
+    .description('list dashboards')
+    .option('--json', 'print JSON')
+    .action((options: { json?: boolean }) => runDashboardLs(options, deps()));
+  dashboard
+    .command('show <slug>')
+    .description('show a dashboard (--json prints the stored spec)')
+    .option('--version <n>', 'a past version')
+    .option('--json', 'print JSON')
+    .action((slug: string, options: { json?: boolean; version?: string }) => runDashboardShow(slug, options, deps()));
+  dashboard
+    .command('rm <slug>')
+    .description('delete a dashboard and its versions')
+    .action((slug: string) => runDashboardRm(slug, deps()));
+}
