@@ -1,0 +1,207 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildLargeTableSpec, buildTypicalSpec } from '../src/dashboards/fixtures/specs.js';
+import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
+
+let svc: TestServer;
+
+beforeAll(async () => {
+  svc = await startTestServer();
+});
+afterAll(async () => {
+  await svc.close();
+});
+
+const spec = (slug: string, extra: Record<string, unknown> = {}) => ({ slug, title: `Dashboard ${slug}`, ...extra });
+
+describe(`dashboard publishing API on ${testDialect}`, () => {
+  it('creates with 201, replaces with 200 and keeps every version', async () => {
+    const created = await svc.request('POST', '/api/dashboards', { body: spec('weekly', { subtitle: 'first' }) });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      slug: 'weekly',
+      version: 1,
+      url: `${svc.url}/d/weekly`,
+      created: true,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      updated_at: created.body.created_at,
+    });
+    expect(created.headers.get('etag')).toBe('"1"');
+
+    const replaced = await svc.request('POST', '/api/dashboards', { body: spec('weekly', { subtitle: 'second' }) });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body).toMatchObject({ slug: 'weekly', version: 2, created: false, created_at: created.body.created_at });
+
+    const current = await svc.request('GET', '/api/dashboards/weekly');
+    expect(current.status).toBe(200);
+    expect(current.body).toMatchObject({ slug: 'weekly', version: 2, spec: spec('weekly', { subtitle: 'second' }), url: `${svc.url}/d/weekly` });
+
+    const versions = await svc.request('GET', '/api/dashboards/weekly/versions');
+    expect(versions.body.versions.map((v: { version: number }) => v.version)).toEqual([2, 1]);
+    const first = await svc.request('GET', '/api/dashboards/weekly/versions/1');
+    expect(first.body).toMatchObject({ version: 1, spec: { subtitle: 'first' } });
+    expect((await svc.request('GET', '/api/dashboards/weekly/versions/9')).status).toBe(404);
+    expect((await svc.request('GET', '/api/dashboards/weekly/versions/zero')).status).toBe(400);
+
+    const notModified = await svc.request('GET', '/api/dashboards/weekly', { headers: { 'if-none-match': '"2"' } });
+    expect(notModified.status).toBe(304);
+  });
+
+  it('stores the document exactly as sent', async () => {
+    const text = '{\n  "slug": "verbatim",\n  "title": "Ünïcode ✓ \\u2603"\n}';
+    expect((await svc.request('POST', '/api/dashboards', { rawBody: text, headers: { 'content-type': 'application/json' } })).status).toBe(201);
+    const read = await svc.request('GET', '/api/dashboards/verbatim');
+    expect(read.body.spec.title).toBe('Ünïcode ✓ ☃');
+  });
+
+  it('honours If-Match for optimistic concurrency', async () => {
+    await svc.request('POST', '/api/dashboards', { body: spec('guarded') });
+    const stale = await svc.request('POST', '/api/dashboards', { body: spec('guarded', { subtitle: 'x' }), headers: { 'if-match': '"5"' } });
+    expect(stale.status).toBe(412);
+    expect(stale.body.code).toBe('VERSION_MISMATCH');
+    expect(stale.body.error).toContain('version 1');
+    const fresh = await svc.request('POST', '/api/dashboards', { body: spec('guarded', { subtitle: 'y' }), headers: { 'if-match': '"1"' } });
+    expect(fresh.status).toBe(200);
+    expect(fresh.body.version).toBe(2);
+    const missing = await svc.request('POST', '/api/dashboards', { body: spec('never-published'), headers: { 'if-match': '"1"' } });
+    expect(missing.status).toBe(412);
+    const garbage = await svc.request('POST', '/api/dashboards', { body: spec('guarded'), headers: { 'if-match': 'banana' } });
+    expect(garbage.status).toBe(400);
+    expect((await svc.request('GET', '/api/dashboards/guarded')).body.version).toBe(2);
+  });
+
+  it('lists dashboards ordered by groupOrder, group, order, title', async () => {
+    const fresh = await startTestServer();
+    try {
+      const docs = [
+        spec('c', { title: 'Charlie', group: 'Ops', groupOrder: 2, order: 1 }),
+        spec('a', { title: 'Alpha', group: 'Eng', groupOrder: 1, order: 2 }),
+        spec('b', { title: 'Bravo', group: 'Eng', groupOrder: 1, order: 1 }),
+        spec('d', { title: 'delta', group: 'Eng', groupOrder: 1, order: 1 }),
+        spec('e', { title: 'Echo' }),
+      ];
+      for (const doc of docs) expect((await fresh.request('POST', '/api/dashboards', { body: doc })).status).toBe(201);
+      const list = await fresh.request('GET', '/api/dashboards');
+      expect(list.body.dashboards.map((d: { slug: string }) => d.slug)).toEqual(['b', 'd', 'a', 'c', 'e']);
+      expect(list.body.dashboards[0]).toEqual({
+        slug: 'b',
+        title: 'Bravo',
+        subtitle: null,
+        group: 'Eng',
+        groupOrder: 1,
+        order: 1,
+        tone: null,
+        layout: null,
+        version: 1,
+        updated_at: expect.any(String),
+        url: `${fresh.url}/d/b`,
+      });
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('deletes a dashboard with its versions', async () => {
+    await svc.request('POST', '/api/dashboards', { body: spec('doomed') });
+    await svc.request('POST', '/api/dashboards', { body: spec('doomed') });
+    expect((await svc.request('DELETE', '/api/dashboards/doomed')).status).toBe(204);
+    expect((await svc.request('GET', '/api/dashboards/doomed')).status).toBe(404);
+    expect((await svc.request('GET', '/api/dashboards/doomed/versions')).status).toBe(404);
+    expect((await svc.request('DELETE', '/api/dashboards/doomed')).status).toBe(404);
+    const again = await svc.request('POST', '/api/dashboards', { body: spec('doomed') });
+    expect(again.body).toMatchObject({ version: 1, created: true });
+    expect((await svc.request('GET', '/api/dashboards/Not_A_Slug')).status).toBe(400);
+  });
+
+  it('rejects an invalid spec with 422 and every issue, leaving the stored version served', async () => {
+    await svc.request('POST', '/api/dashboards', { body: spec('stable', { subtitle: 'good' }) });
+    const invalid = await svc.request('POST', '/api/dashboards', {
+      body: spec('stable', { subtitle: 'x'.repeat(401), tone: 'green', sections: [{ blocks: [{ type: 'stat', label: 'Users' }, { type: 'sparkle' }] }] }),
+    });
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.code).toBe('DASHBOARD_INVALID');
+    expect(invalid.body.issues).toEqual(
+      expect.arrayContaining([
+        { path: '/subtitle', message: expect.stringContaining('at most 400') },
+        { path: '/tone', message: expect.stringContaining('neutral, positive, warning, danger, info, accent') },
+        { path: '/sections/0/blocks/0', message: expect.stringContaining('"value"') },
+        { path: '/sections/0/blocks/1/type', message: expect.stringContaining('"sparkle" is not a block kind') },
+      ]),
+    );
+    const current = await svc.request('GET', '/api/dashboards/stable');
+    expect(current.body).toMatchObject({ version: 1, spec: { subtitle: 'good' } });
+    expect((await svc.request('GET', '/api/dashboards/stable/versions')).body.versions).toHaveLength(1);
+  });
+
+  it('reports at most 100 of 10,000 violations, with the true total', async () => {
+    const items = Array.from({ length: 10_000 }, () => ({ title: 5 }));
+    const response = await svc.request('POST', '/api/dashboards', { body: spec('many', { sections: [{ blocks: [{ type: 'list', items }] }] }) });
+    expect(response.status).toBe(422);
+    expect(response.body.issues).toHaveLength(100);
+    expect(response.body.total).toBeGreaterThanOrEqual(10_000);
+  });
+
+  it('survives hostile documents: deep nesting, huge strings, wrong types', async () => {
+    const depth = 100_000;
+    const deep = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    const nested = await svc.request('POST', '/api/dashboards', {
+      rawBody: `{"slug":"deep","title":"Deep","sections":[{"blocks":[{"type":"chart","option":${deep}}]}]}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(nested.status).toBe(422);
+    expect(nested.body.issues[0].path).toMatch(/^\/sections\/0\/blocks\/0\/option/);
+
+    const hugeString = await svc.request('POST', '/api/dashboards', { body: spec('huge', { title: 'x'.repeat(5_000_000) }) });
+    expect(hugeString.status).toBe(422);
+    expect(hugeString.body.issues[0]).toEqual({ path: '/title', message: expect.stringContaining('at most 200 characters') });
+
+    for (const body of [[], 'text', 42, null]) {
+      const response = await svc.request('POST', '/api/dashboards', { rawBody: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      expect(response.status).toBe(422);
+      expect(response.body.code).toBe('DASHBOARD_INVALID');
+    }
+    expect((await svc.request('GET', '/api/dashboards/deep')).status).toBe(404);
+  });
+
+  it('answers transport errors with their contract status', async () => {
+    const malformed = await svc.request('POST', '/api/dashboards', { rawBody: '{"slug": "x",', headers: { 'content-type': 'application/json' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.code).toBe('BAD_REQUEST');
+    const wrongType = await svc.request('POST', '/api/dashboards', { rawBody: '{}', headers: { 'content-type': 'text/yaml' } });
+    expect(wrongType.status).toBe(400);
+    const bytes = Buffer.concat([Buffer.from('{"slug":"bytes","title":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const notUtf8 = await svc.request('POST', '/api/dashboards', { rawBody: bytes, headers: { 'content-type': 'application/json' } });
+    expect(notUtf8.status).toBe(400);
+    expect(notUtf8.body.error).toContain('UTF-8');
+    const tooBig = await svc.request('POST', '/api/dashboards', { rawBody: `{"slug":"big","title":"${'x'.repeat(17 * 1024 * 1024)}"}`, headers: { 'content-type': 'application/json' } });
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', error: expect.stringContaining('16 MiB') });
+    expect((await svc.request('GET', '/api/dashboards/big')).status).toBe(404);
+  });
+
+  it('publishes the largest legal document and a typical one', async () => {
+    const large = await svc.request('POST', '/api/dashboards', { body: buildLargeTableSpec(5000, 16) });
+    expect(large.status).toBe(201);
+    const typical = buildTypicalSpec();
+    const response = await svc.request('POST', '/api/dashboards', { body: typical });
+    expect(response.status).toBe(201);
+    const read = await svc.request('GET', `/api/dashboards/${typical.slug}`);
+    expect(read.body.spec).toEqual(typical);
+  });
+
+  it('enforces dashboards.publish and account scope', async () => {
+    const project = (await svc.request('POST', '/v1/projects', { body: { name: 'Dash Scope' } })).body.project;
+    const mint = async (capabilities: string[]) =>
+      (await svc.request('POST', `/v1/projects/${project.id}/tokens`, { body: { name: 't', capabilities } })).body.token as string;
+    const publisher = await mint(['dashboards.publish']);
+    const reader = await mint(['project.read']);
+    const writer = await mint(['project.write']);
+    expect((await svc.request('POST', '/api/dashboards', { token: publisher, body: spec('by-agent') })).status).toBe(201);
+    const denied = await svc.request('POST', '/api/dashboards', { token: reader, body: spec('by-reader') });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error).toContain('dashboards.publish');
+    expect((await svc.request('GET', '/api/dashboards/by-agent', { token: reader })).status).toBe(200);
+    expect((await svc.request('GET', '/api/dashboards', { token: writer })).status).toBe(403);
+    expect((await svc.request('DELETE', '/api/dashboards/by-agent', { token: reader })).status).toBe(403);
+    expect((await svc.request('POST', '/api/dashboards', { token: null, body: spec('anon') })).status).toBe(401);
+  });
+});
