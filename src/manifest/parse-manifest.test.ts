@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { parseManifest, type ParsedManifest } from './index.js';
+import { parseManifest, type NormalizedCronTrigger, type ParsedManifest } from './index.js';
 
 const yaml = (text: string) => parseManifest({ filename: 'svc.yaml', text });
 const toml = (text: string) => parseManifest({ filename: 'svc.toml', text });
@@ -9,6 +9,13 @@ function issueAt(result: ParsedManifest, path: string): string {
   const found = result.issues.filter((issue) => issue.path === path);
   expect(found, `issues at ${path} in ${JSON.stringify(result.issues, null, 2)}`).toHaveLength(1);
   return found[0]?.message ?? '';
+}
+
+/** The first trigger, which the test expects to be a valid cron trigger. */
+function firstCron(result: ParsedManifest): NormalizedCronTrigger {
+  const trigger = result.triggers[0];
+  if (trigger?.type !== 'cron') throw new Error(`expected a cron trigger, got ${JSON.stringify(result, null, 2)}`);
+  return trigger;
 }
 
 /** A cron trigger that passes every rule, with `extra` lines appended. */
@@ -456,8 +463,8 @@ triggers:
   test('run_at is an ISO-8601 date and time with Z or an offset', () => {
     const withRunAt = (value: string) => yaml(`triggers:\n  - slug: once\n    type: cron\n    run_at: ${JSON.stringify(value)}\n    prompt: x\n`);
     expect(withRunAt('2030-06-01T09:00:00Z').triggers[0]).toMatchObject({ run_at: '2030-06-01T09:00:00.000Z', cron: null });
-    expect(withRunAt('2030-06-01T09:00:00.5-05:30').triggers[0]?.run_at).toBe('2030-06-01T14:30:00.500Z');
-    expect(withRunAt('2030-06-01 09:00+0100').triggers[0]?.run_at).toBe('2030-06-01T08:00:00.000Z');
+    expect(firstCron(withRunAt('2030-06-01T09:00:00.5-05:30')).run_at).toBe('2030-06-01T14:30:00.500Z');
+    expect(firstCron(withRunAt('2030-06-01 09:00+0100')).run_at).toBe('2030-06-01T08:00:00.000Z');
     expect(issueAt(withRunAt('2030-06-01T09:00:00'), '/triggers/0/run_at')).toBe(
       'trigger "once" (entry 1): run_at "2030-06-01T09:00:00" has no UTC offset, so the instant is ambiguous; add Z for UTC or an offset, e.g. 2030-06-01T09:00:00Z or 2030-06-01T09:00:00+02:00',
     );
@@ -469,7 +476,7 @@ triggers:
 
   test('an unquoted TOML date-time is accepted for run_at only when it has an offset', () => {
     const offset = toml('[[triggers]]\nslug = "a"\ntype = "cron"\nrun_at = 2030-06-01T09:00:00+02:00\nprompt = "x"\n');
-    expect(offset.triggers[0]?.run_at).toBe('2030-06-01T07:00:00.000Z');
+    expect(firstCron(offset).run_at).toBe('2030-06-01T07:00:00.000Z');
     const local = toml('[[triggers]]\nslug = "a"\ntype = "cron"\nrun_at = 2030-06-01T09:00:00\nprompt = "x"\n');
     expect(issueAt(local, '/triggers/0/run_at')).toContain('has no UTC offset');
     const dateOnly = toml('[[triggers]]\nslug = "a"\ntype = "cron"\nrun_at = 2030-06-01\nprompt = "x"\n');
@@ -477,7 +484,7 @@ triggers:
   });
 
   test('timezone is an IANA zone name', () => {
-    expect(yaml(cronTrigger('    timezone: America/New_York\n')).triggers[0]?.timezone).toBe('America/New_York');
+    expect(firstCron(yaml(cronTrigger('    timezone: America/New_York\n'))).timezone).toBe('America/New_York');
     expect(issueAt(yaml(cronTrigger('    timezone: Mars/Olympus\n')), '/triggers/0/timezone')).toBe(
       'trigger "nightly" (entry 1): timezone "Mars/Olympus" is not an IANA time zone name; use a name such as "UTC", "Europe/Paris" or "America/New_York"',
     );
@@ -667,8 +674,12 @@ describe('document-level problems', () => {
 
   test('duplicate YAML keys and multiple documents are syntax errors with positions', () => {
     expect(yaml('triggers: []\ntriggers: []\n').issues[0]?.message).toBe(
-      'svc.yaml line 2, column 1: this key appears twice in the same mapping; keep one',
+      'svc.yaml line 2, column 1: the key "triggers" appears twice in the same mapping; keep one',
     );
+    expect(yaml('triggers:\n  - slug: a\n    type: cron\n    slug: b\n').issues[0]?.message).toBe(
+      'svc.yaml line 4, column 5: the key "slug" appears twice in the same mapping; keep one',
+    );
+    expect(yaml('a: {1: x, "1": y}\n').issues[0]?.message).toContain('the key "1" appears twice');
     expect(yaml('triggers: []\n---\nagents: {}\n').issues[0]?.message).toMatch(/^svc\.yaml line 2, column 1: the file holds more than one YAML document/);
   });
 
