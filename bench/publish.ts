@@ -1,0 +1,88 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { openDatabase } from '../src/db/database.js';
+import { buildLargeTableSpec, buildTypicalSpec } from '../src/dashboards/fixtures/specs.js';
+import { validateDashboardSpec } from '../src/dashboards/validate-spec.js';
+import { round, startBenchServer, timeMedian } from './support.js';
+
+/**
+ * The in-process floor: the least work any implementation must do per publish — parse the JSON,
+ * validate it, and insert one row — with no HTTP, auth or versioning around it.
+ */
+async function measureFloor(text: string, seconds: number): Promise<{ perSecond: number; msPerPublish: number }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-floor-'));
+  const handle = await openDatabase({ dataDir });
+  try {
+    let version = 0;
+    const once = async () => {
+      const doc = JSON.parse(text) as unknown;
+      const result = validateDashboardSpec(doc);
+      if (!result.ok) throw new Error('floor document is invalid');
+      version += 1;
+      await handle.db
+        .insertInto('dashboard_versions')
+        .values({ account_id: 'floor', slug: 'floor', version, spec: text, created_at: new Date().toISOString() })
+        .execute();
+    };
+    await handle.db.insertInto('accounts').values({ id: 'floor', name: 'floor', created_at: new Date().toISOString() }).execute();
+    await handle.db
+      .insertInto('dashboards')
+      .values({ account_id: 'floor', slug: 'floor', title: 'floor', subtitle: null, group_name: null, group_order: null, sort_order: null, tone: null, layout: null, version: 0, created_at: '', updated_at: '' })
+      .execute();
+    for (let i = 0; i < 50; i += 1) await once();
+    let count = 0;
+    const start = performance.now();
+    while (performance.now() - start < seconds * 1000) {
+      await once();
+      count += 1;
+    }
+    const elapsed = performance.now() - start;
+    return { perSecond: round((count * 1000) / elapsed, 0), msPerPublish: round(elapsed / count, 3) };
+  } finally {
+    await handle.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export async function runPublishBench(): Promise<Record<string, unknown>> {
+  const typical = JSON.stringify(buildTypicalSpec());
+  const largest = JSON.stringify(buildLargeTableSpec(5000, 16));
+  const duration = Number(process.env.BENCH_SECONDS ?? 8);
+
+  const typicalFloor = await measureFloor(typical, 3);
+  const largestFloor = await measureFloor(largest, 3);
+
+  const server = await startBenchServer();
+  try {
+    const headers = { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' };
+    // Warm the server (JIT, SQLite page cache) before measuring.
+    await autocannon({ url: `${server.url}/api/dashboards`, method: 'POST', headers, body: typical, connections: 32, duration: 2 });
+    const load = await autocannon({ url: `${server.url}/api/dashboards`, method: 'POST', headers, body: typical, connections: 32, duration });
+    const non2xx = load.non2xx + load.errors + load.timeouts;
+
+    const largestMs = await timeMedian(15, 3, async () => {
+      const response = await fetch(`${server.url}/api/dashboards`, { method: 'POST', headers, body: largest });
+      if (!response.ok) throw new Error(`largest publish failed: ${response.status} ${await response.text()}`);
+      await response.arrayBuffer();
+    });
+
+    return {
+      typical_spec_bytes: Buffer.byteLength(typical),
+      http_publishes_per_second: round(load.requests.average, 0),
+      http_connections: 32,
+      http_latency_ms: { p50: load.latency.p50, p99: load.latency.p99 },
+      http_failed_requests: non2xx,
+      floor_in_process_publishes_per_second: typicalFloor.perSecond,
+      http_share_of_floor: round(load.requests.average / typicalFloor.perSecond, 3),
+      target_publishes_per_second: 3000,
+      largest_spec_bytes: Buffer.byteLength(largest),
+      largest_publish_ms: round(largestMs, 1),
+      largest_floor_in_process_ms: largestFloor.msPerPublish,
+      target_largest_publish_ms: 60,
+    };
+  } finally {
+    await server.stop();
+  }
+}

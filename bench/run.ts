@@ -1,0 +1,23 @@
+/**
+ * `npm run bench`: runs each suite and prints one JSON document. Every figure sits beside a floor
+ * measured in the same run (the same work done without HTTP, or by raw git), so numbers from different
+ * machines can be compared as ratios.
+ */
+import { runPublishBench } from './publish.js';
+
+interface Suite {
+  name: string;
+  run: () => Promise<Record<string, unknown>>;
+}
+
+const suites: Suite[] = [{ name: 'publish', run: runPublishBench }];
+
+const only = process.argv.slice(2);
+const results: Record<string, unknown> = { machine: { cpus: (await import('node:os')).cpus().length, node: process.version } };
+for (const suite of suites) {
+  if (only.length > 0 && !only.includes(suite.name)) continue;
+  process.stderr.write(`bench: ${suite.name}…\n`);
+  results[suite.name] = await suite.run();
+}
+process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+process.exit(0);
