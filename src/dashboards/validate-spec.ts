@@ -1,0 +1,317 @@
+/**
+ * Validates a dashboard spec (spec 1) and explains every violation so that a person, or an agent fixing
+ * its own document, knows exactly what to change.
+ *
+ * The Ajv validator is compiled once at module load. A valid document costs one pass of generated code;
+ * messages are only built when there are errors, and only for the first MAX_ISSUES of them.
+ */
+import { Ajv, type AnySchemaObject, type ErrorObject } from 'ajv';
+import formatsPlugin from 'ajv-formats';
+import { MAX_ISSUES, type Issue } from '../errors.js';
+import {
+  BLOCK_KINDS,
+  MAX_DEPTH_KEYWORD,
+  SLUG_PATTERN,
+  dashboardSpecSchema,
+  type DashboardSpec,
+} from './spec-schema.js';
+
+export type DashboardSpecValidation =
+  | { ok: true; spec: DashboardSpec }
+  | { ok: false; issues: Issue[]; total: number };
+
+const ajv = new Ajv({
+  allErrors: true,
+  discriminator: true,
+  strict: true,
+  // `type: [...]` unions are how the schema avoids anyOf noise (see spec-schema.ts).
+  allowUnionTypes: true,
+  // The formatter needs the failing value and the schema around the keyword (title, bounds, keys).
+  verbose: true,
+  // Messages are written below; skipping Ajv's own keeps the generated code lean.
+  messages: false,
+  // One function per `$defs` entry (see spec-schema.ts): small enough for V8 to optimize.
+  inlineRefs: false,
+});
+// ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
+formatsPlugin.default(ajv, ['uuid', 'uri']);
+ajv.addKeyword({
+  keyword: MAX_DEPTH_KEYWORD,
+  type: 'object',
+  schemaType: 'number',
+  errors: false,
+  validate: (maxDepth: number, data: unknown) => !nestsDeeperThan(data, maxDepth),
+});
+
+const validateSpec = ajv.compile<DashboardSpec>(dashboardSpecSchema);
+
+export function validateDashboardSpec(doc: unknown): DashboardSpecValidation {
+  if (validateSpec(doc)) return { ok: true, spec: doc };
+  return { ok: false, ...toIssues(validateSpec.errors ?? []) };
+}
+
+/**
+ * True when objects and arrays nest more than `maxDepth` levels (the value itself is level 1).
+ * Stops descending at the limit, so it is safe on any input, cyclic objects included.
+ */
+function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (maxDepth === 0) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (nestsDeeperThan(item, maxDepth - 1)) return true;
+    return false;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) if (nestsDeeperThan(record[key], maxDepth - 1)) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ajv errors → issues
+
+type AjvError = ErrorObject<string, Record<string, unknown>, unknown>;
+
+/**
+ * One issue per Ajv error, except where Ajv reports one mistake twice: a number that breaks both its
+ * type and its bounds, an empty string that also fails a pattern, or an object in a union that is not
+ * even close to the object branch.
+ * Those errors are adjacent in Ajv's output, so comparing with the previous one suffices.
+ */
+function toIssues(errors: readonly AjvError[]): { issues: Issue[]; total: number } {
+  const issues: Issue[] = [];
+  let total = 0;
+  let previousMergeKey: string | undefined;
+  for (const error of errors) {
+    const mergeKey = mergeKeyOf(error);
+    if (mergeKey !== undefined && mergeKey === previousMergeKey) continue;
+    previousMergeKey = mergeKey;
+    total += 1;
+    if (issues.length < MAX_ISSUES) issues.push({ path: pathOf(error), message: messageOf(error) });
+  }
+  return { issues, total };
+}
+
+function mergeKeyOf(error: AjvError): string | undefined {
+  switch (error.keyword) {
+    case 'type':
+    case 'minimum':
+    case 'maximum':
+      return `${error.instancePath}#number`;
+    case 'required':
+    case 'additionalProperties':
+      return isStrangerToUnion(error) ? `${error.instancePath}#union` : undefined;
+    // An empty slug breaks minLength and the pattern; "must not be empty" says it all.
+    case 'minLength':
+      return `${error.instancePath}#empty`;
+    case 'pattern':
+      return error.data === '' ? `${error.instancePath}#empty` : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function pathOf(error: AjvError): string {
+  const { instancePath, keyword, params } = error;
+  if (keyword === 'additionalProperties' && !isStrangerToUnion(error)) {
+    return `${instancePath}/${escapePointerToken(String(params.additionalProperty))}`;
+  }
+  if (keyword === 'discriminator' && params.tagValue !== undefined) return `${instancePath}/${String(params.tag)}`;
+  return instancePath;
+}
+
+function escapePointerToken(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function messageOf(error: AjvError): string {
+  const { keyword, params, data } = error;
+  const schema = error.parentSchema ?? {};
+  switch (keyword) {
+    case 'required':
+      return isStrangerToUnion(error) ? typeMessage(schema, data) : `required property "${String(params.missingProperty)}" is missing.`;
+    case 'additionalProperties':
+      if (isStrangerToUnion(error)) return typeMessage(schema, data);
+      return (
+        `unknown property "${String(params.additionalProperty)}" is not allowed on ${objectName(error)}; ` +
+        `allowed: ${propertyNames(schema).join(', ')}.`
+      );
+    case 'type':
+      return typeMessage(schema, data);
+    case 'minimum':
+    case 'maximum':
+      return numberMessage(schema, data);
+    case 'maxLength':
+      return `must be at most ${plural(Number(params.limit), 'character')} long (it has ${lengthOf(data)}).`;
+    case 'minLength':
+      return Number(params.limit) === 1
+        ? 'must not be empty.'
+        : `must be at least ${plural(Number(params.limit), 'character')} long (it has ${lengthOf(data)}).`;
+    case 'maxItems':
+      return `must have at most ${plural(Number(params.limit), 'item')} (it has ${itemCount(data)}).`;
+    case 'minItems':
+      return `must have at least ${plural(Number(params.limit), 'item')} (it has ${itemCount(data)}).`;
+    case 'enum':
+      return `must be one of: ${listValues(schema.enum)} (got ${describe(data)}).`;
+    case 'const':
+      return `must be ${describe(schema.const)} (got ${describe(data)}).`;
+    case 'format':
+      return formatMessage(String(params.format), data);
+    case 'pattern':
+      return schema.pattern === SLUG_PATTERN
+        ? `must be lowercase letters and digits in words joined by single hyphens, such as "weekly-report" (got ${describe(data)}).`
+        : `must match the pattern ${String(schema.pattern)} (got ${describe(data)}).`;
+    case 'discriminator':
+      return blockKindMessage(params.tagValue);
+    case MAX_DEPTH_KEYWORD:
+      return `must not nest objects and arrays more than ${String(schema[MAX_DEPTH_KEYWORD])} levels deep.`;
+    default:
+      return `breaks the "${keyword}" rule of the dashboard spec schema.`;
+  }
+}
+
+const TYPE_NOUNS: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  integer: 'an integer',
+  boolean: 'true or false',
+  null: 'null',
+  array: 'an array',
+  object: 'an object',
+};
+
+function typeMessage(schema: AnySchemaObject, data: unknown): string {
+  const types: unknown[] = Array.isArray(schema.type) ? schema.type : [schema.type];
+  if (types.length === 1 && (types[0] === 'integer' || types[0] === 'number')) return numberMessage(schema, data);
+  const nouns = types.map((type) => (type === 'object' ? objectNoun(schema) : (TYPE_NOUNS[String(type)] ?? String(type))));
+  return `must be ${joinAlternatives(nouns)} (got ${describe(data)}).`;
+}
+
+/** "a stat delta {value, direction, tone}": the expected object's name and its properties. */
+function objectNoun(schema: AnySchemaObject): string {
+  if (typeof schema.title !== 'string') return 'an object';
+  const names = propertyNames(schema);
+  return names.length > 0 ? `${withArticle(schema.title)} {${names.join(', ')}}` : `${withArticle(schema.title)} object`;
+}
+
+/** Type and bounds of a number in one sentence, so a 30.5 for "integer 1-24" reads as one problem. */
+function numberMessage(schema: AnySchemaObject, data: unknown): string {
+  const noun = schema.type === 'integer' ? 'an integer' : 'a number';
+  const { minimum, maximum } = schema;
+  const range =
+    typeof minimum === 'number' && typeof maximum === 'number'
+      ? ` from ${minimum} to ${maximum}`
+      : typeof minimum === 'number'
+        ? ` of at least ${minimum}`
+        : typeof maximum === 'number'
+          ? ` of at most ${maximum}`
+          : '';
+  return `must be ${noun}${range} (got ${describe(data)}).`;
+}
+
+function formatMessage(format: string, data: unknown): string {
+  switch (format) {
+    case 'uri':
+      return `must be a valid URI such as https://example.com/x (got ${describe(data)}).`;
+    case 'uuid':
+      return `must be a UUID (got ${describe(data)}).`;
+    default:
+      return `must be a valid ${format} (got ${describe(data)}).`;
+  }
+}
+
+const BLOCK_KIND_LIST = BLOCK_KINDS.join(', ');
+
+function blockKindMessage(tagValue: unknown): string {
+  if (tagValue === undefined) return `required property "type" is missing; it names the block kind, one of: ${BLOCK_KIND_LIST}.`;
+  if (typeof tagValue !== 'string') return `must be a string naming the block kind (got ${describe(tagValue)}); use one of: ${BLOCK_KIND_LIST}.`;
+  return `${describe(tagValue)} is not a block kind; use one of: ${BLOCK_KIND_LIST}.`;
+}
+
+/**
+ * An object offered where a union allows "… or an object" (a table value, a statusMatrix cell) that
+ * shares no property with that object: the mistake is the value's form, not the object's details.
+ */
+function isStrangerToUnion(error: AjvError): boolean {
+  const schema = error.parentSchema;
+  if (!schema || !Array.isArray(schema.type) || !isPlainObject(error.data)) return false;
+  const known: Record<string, unknown> = schema.properties ?? {};
+  for (const key in error.data) if (Object.hasOwn(known, key)) return false;
+  return true;
+}
+
+function objectName(error: AjvError): string {
+  const title = error.parentSchema?.title;
+  if (error.instancePath === '') return 'the dashboard spec';
+  return typeof title === 'string' ? withArticle(title) : 'this object';
+}
+
+function propertyNames(schema: AnySchemaObject): string[] {
+  return isPlainObject(schema.properties) ? Object.keys(schema.properties) : [];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wording helpers
+
+function withArticle(noun: string): string {
+  // "an html block", "an svc context": the initialisms are read letter by letter.
+  return /^(?:[aeiou]|html\b|svc\b)/i.test(noun) ? `an ${noun}` : `a ${noun}`;
+}
+
+function joinAlternatives(nouns: string[]): string {
+  if (nouns.length <= 1) return nouns.join('');
+  return `${nouns.slice(0, -1).join(', ')} or ${nouns[nouns.length - 1]}`;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+function listValues(values: unknown): string {
+  return Array.isArray(values) ? values.map((value) => String(value)).join(', ') : '';
+}
+
+const MAX_QUOTED_LENGTH = 60;
+const MAX_LISTED_KEYS = 5;
+
+/** A short rendering of the offending value: enough to recognise it, never the whole of a huge one. */
+function describe(value: unknown): string {
+  if (typeof value === 'string') {
+    const shown = value.length > MAX_QUOTED_LENGTH ? `${value.slice(0, MAX_QUOTED_LENGTH)}…` : value;
+    return JSON.stringify(shown);
+  }
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  if (value === undefined) return 'nothing';
+  if (Array.isArray(value)) return 'an array';
+  if (isPlainObject(value)) {
+    const keys: string[] = [];
+    for (const key in value) {
+      if (keys.length === MAX_LISTED_KEYS) {
+        keys.push('…');
+        break;
+      }
+      keys.push(JSON.stringify(key));
+    }
+    return keys.length === 0 ? 'an empty object' : `an object with keys ${keys.join(', ')}`;
+  }
+  return `a ${typeof value}`;
+}
+
+/** Length in code points, counted the way Ajv's maxLength counts (a surrogate pair is one). */
+function lengthOf(value: unknown): number {
+  if (typeof value !== 'string') return 0;
+  let count = 0;
+  for (let i = 0; i < value.length; i += 1) {
+    count += 1;
+    const isHighSurrogate = (value.charCodeAt(i) & 0xfc00) === 0xd800;
+    if (isHighSurrogate && (value.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i += 1;
+  }
+  return count;
+}
+
+function itemCount(value: unknown): number {
+  return Array.isArray(value) ? value.length : 0;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
