@@ -1,0 +1,321 @@
+/**
+ * A project's repository as the rest of svc sees it (contract §4): either a bare repository svc hosts
+ * itself (`<dataDir>/repos/<projectId>.git`, served over smart HTTP) or a bare mirror of the project's
+ * `repo_url` (`<dataDir>/mirrors/<projectId>.git`, cloned lazily on first open). CR reads (tips, diffs,
+ * merge previews) run against `path` in both cases; the only write, moving a branch, goes through
+ * compareAndSwapBranch, which never forces.
+ *
+ * Hosted repositories refuse non-fast-forward pushes on every branch and the deletion of the default
+ * branch (HEAD); other branches may be deleted, because CR merges leave branches behind and people clean
+ * them up by hand (see HOSTED_REPOSITORY_CONFIG in repository.ts).
+ *
+ * Mirrors are fetched when the last fetch by this process is older than `mirrorMaxAgeMs` (5 s by default)
+ * or when a caller forces it; concurrent refreshes of one mirror share one git process (fetchMirror).
+ * Several replicas on one machine may share the data directory: the in-process lock only spares them
+ * needless races, correctness comes from compare-and-swap (update-ref with the old value; a non-force push).
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { readSecretValue } from '../accounts/secrets.js';
+import type { ProjectRow } from '../accounts/access.js';
+import type { Config } from '../config.js';
+import type { Services } from '../context.js';
+import { AppError } from '../errors.js';
+import { branchRef, remoteKind } from './arguments.js';
+import { GitError, InvalidGitArgumentError, PushRejectedError, RefUpdateRaceError } from './errors.js';
+import { compareAndSwapRef } from './merge.js';
+import { ensureMirror, fetchMirror, invalidateMirror, pushBranch, type RemoteCredentials } from './mirror.js';
+import { withRepoLock } from './repo-lock.js';
+import { initBare, isAncestor, resolveRef, setDefaultBranch } from './repository.js';
+
+export interface ProjectRepository {
+  /** The bare repository svc operates on: the hosted repo, or the local mirror of repo_url. */
+  readonly path: string;
+  readonly kind: 'hosted' | 'mirror';
+  /**
+   * Mirrors: fetch from the upstream if stale, or always with force:true; hosted: no-op.
+   * Throws UpstreamUnavailableError (AppError UPSTREAM_UNAVAILABLE, 502) when the upstream cannot be reached.
+   */
+  refresh(options?: { force?: boolean }): Promise<void>;
+  /**
+   * Moves refs/heads/<branch> from oldSha to newSha without ever forcing: update-ref compare-and-swap on a
+   * hosted repository; on a mirror a non-force push of newSha to the upstream branch, then the mirror's ref.
+   * Throws RefUpdateRaceError when the branch is no longer at oldSha (it moved, or the upstream refused the
+   * push as non-fast-forward), PushRejectedError when newSha does not descend from oldSha or the upstream
+   * refused the push for another reason (a hook, branch protection), UpstreamUnavailableError when the
+   * upstream cannot be reached.
+   */
+  compareAndSwapBranch(branch: string, newSha: string, oldSha: string): Promise<void>;
+  /** Marks a mirror stale so the next refresh() fetches (the "mirror cache is invalidated" after a merge). */
+  invalidate(): void;
+}
+
+/** How long a mirror counts as fresh after a fetch by this process, unless a caller forces a refresh. */
+export const DEFAULT_MIRROR_MAX_AGE_MS = 5_000;
+
+export interface OpenProjectRepositoryOptions {
+  /** Overrides DEFAULT_MIRROR_MAX_AGE_MS (e.g. 0 to fetch on every refresh). */
+  mirrorMaxAgeMs?: number;
+}
+
+/** The project secret holding the upstream token of a mirror project (contract §4). */
+export const GIT_TOKEN_SECRET = 'GIT_TOKEN';
+/**
+ * Optional: the user name sent with GIT_TOKEN. Defaults to `x-access-token`, which GitHub requires for app
+ * tokens and GitHub, GitLab, Gitea and svc accept for personal tokens; Bitbucket wants `x-token-auth`.
+ */
+export const GIT_USERNAME_SECRET = 'GIT_USERNAME';
+
+/** The upstream of a mirror project cannot be reached (network, DNS, authentication, missing repository, timeout). */
+export class UpstreamUnavailableError extends AppError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('UPSTREAM_UNAVAILABLE', message);
+    this.name = 'UpstreamUnavailableError';
+    if (options.cause !== undefined) this.cause = options.cause;
+  }
+}
+
+export function hostedRepositoryPath(config: Pick<Config, 'dataDir'>, projectId: string): string {
+  return path.join(config.dataDir, 'repos', `${projectId}.git`);
+}
+
+export function mirrorRepositoryPath(config: Pick<Config, 'dataDir'>, projectId: string): string {
+  return path.join(config.dataDir, 'mirrors', `${projectId}.git`);
+}
+
+/**
+ * The project's repository, ready to read: a hosted repository is created if it is missing (projects made
+ * before repositories were provisioned), a mirror is cloned on first open. Opening does not fetch; call
+ * refresh(). Throws UpstreamUnavailableError when a mirror has never been cloned and its upstream cannot be
+ * reached.
+ */
+export async function openProjectRepository(
+  services: Services,
+  project: ProjectRow,
+  options: OpenProjectRepositoryOptions = {},
+): Promise<ProjectRepository> {
+  if (project.repo_url === null) {
+    const repoPath = hostedRepositoryPath(services.config, project.id);
+    if (!(await isRepository(repoPath))) await provisionHosted(repoPath, project.default_branch);
+    return new HostedRepository(repoPath);
+  }
+  const mirrorPath = mirrorRepositoryPath(services.config, project.id);
+  const credentials = await upstreamCredentials(services, project.id);
+  await cloneMirrorIfMissing(project.repo_url, mirrorPath, credentials);
+  return new MirrorRepository({
+    path: mirrorPath,
+    upstreamUrl: project.repo_url,
+    credentials,
+    maxAgeMs: options.mirrorMaxAgeMs ?? DEFAULT_MIRROR_MAX_AGE_MS,
+  });
+}
+
+/**
+ * Called when a project is created or its default branch changes. Hosted: creates the bare repository with
+ * its receive policy, or re-applies the policy and points HEAD at the (new) default branch. Mirror: checks
+ * that repo_url is a transport svc talks to (throws InvalidGitArgumentError otherwise); the clone happens
+ * on first open, so creating a project never waits for the network.
+ */
+export async function provisionProjectRepository(services: Services, project: ProjectRow): Promise<void> {
+  if (project.repo_url !== null) {
+    remoteKind(project.repo_url);
+    return;
+  }
+  await provisionHosted(hostedRepositoryPath(services.config, project.id), project.default_branch);
+}
+
+/** Deletes whatever svc keeps on disk for the project: the hosted repository and any mirror. Idempotent. */
+export async function removeProjectRepository(services: Services, project: ProjectRow): Promise<void> {
+  const mirrorPath = mirrorRepositoryPath(services.config, project.id);
+  for (const repoPath of [hostedRepositoryPath(services.config, project.id), mirrorPath]) {
+    await withRepoLock(repoPath, () => fs.rm(repoPath, { recursive: true, force: true }));
+  }
+  invalidateMirror(mirrorPath);
+  verifiedMirrors.delete(path.resolve(mirrorPath));
+}
+
+async function provisionHosted(repoPath: string, defaultBranch: string): Promise<void> {
+  await fs.mkdir(path.dirname(repoPath), { recursive: true });
+  await withRepoLock(repoPath, async () => {
+    // initBare is idempotent, but `init` ignores --initial-branch on an existing repository: set HEAD explicitly.
+    await initBare(repoPath, { defaultBranch });
+    await setDefaultBranch(repoPath, defaultBranch);
+  });
+}
+
+async function isRepository(repoPath: string): Promise<boolean> {
+  try {
+    await fs.access(path.join(repoPath, 'HEAD'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function upstreamCredentials(services: Services, projectId: string): Promise<RemoteCredentials> {
+  const [token, username] = await Promise.all([
+    readSecretValue(services, projectId, GIT_TOKEN_SECRET),
+    readSecretValue(services, projectId, GIT_USERNAME_SECRET),
+  ]);
+  const credentials: RemoteCredentials = {};
+  if (token) credentials.token = token;
+  if (username) credentials.username = username;
+  return credentials;
+}
+
+/**
+ * Mirrors this process has seen on disk with the given remote URL, so that opening a mirror for every CR
+ * read costs no git process once it exists.
+ */
+const verifiedMirrors = new Map<string, string>();
+
+async function cloneMirrorIfMissing(upstreamUrl: string, mirrorPath: string, credentials: RemoteCredentials): Promise<void> {
+  const key = path.resolve(mirrorPath);
+  if (verifiedMirrors.get(key) === upstreamUrl && (await isRepository(mirrorPath))) return;
+  try {
+    await ensureMirror(upstreamUrl, mirrorPath, credentials);
+  } catch (error) {
+    // Another replica sharing the data directory may have renamed its clone into place first.
+    if (!(await isRepository(mirrorPath))) throw upstreamFailure(upstreamUrl, error);
+  }
+  verifiedMirrors.set(key, upstreamUrl);
+}
+
+/** A URL fit for messages: any user name or password written into it is dropped. */
+export function displayUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.username || parsed.password) {
+      parsed.username = '';
+      parsed.password = '';
+    }
+    return parsed.toString();
+  } catch {
+    // scp-like and local paths carry no password.
+    return url;
+  }
+}
+
+function upstreamFailure(upstreamUrl: string, error: unknown): unknown {
+  if (error instanceof UpstreamUnavailableError) return error;
+  if (error instanceof InvalidGitArgumentError) {
+    return new UpstreamUnavailableError(`The project's repo_url cannot be used: ${error.message}.`, { cause: error });
+  }
+  if (!(error instanceof GitError)) return error;
+  // git prints its fatal reason last ("Could not resolve host", "Authentication failed", "not found").
+  const reason = error.stderr.trim().split('\n').pop()?.replace(/^fatal:\s*/, '') ?? '';
+  return new UpstreamUnavailableError(
+    `The project's repository ${displayUrl(upstreamUrl)} cannot be reached${reason ? `: ${reason}` : ''}. ` +
+      `Check repo_url and the project secret ${GIT_TOKEN_SECRET}.`,
+    { cause: error },
+  );
+}
+
+function noProcess(args: string[]): { args: string[]; exitCode: null; signal: null; stderr: string } {
+  return { args, exitCode: null, signal: null, stderr: '' };
+}
+
+/** svc never rewrites a branch: the new tip must contain the old one. */
+async function assertFastForward(repoPath: string, ref: string, newSha: string, oldSha: string): Promise<void> {
+  if (newSha === oldSha) return;
+  if (!(await isAncestor(repoPath, oldSha, newSha))) {
+    throw new PushRejectedError(
+      { ref, reason: `non-fast-forward: ${newSha} does not contain ${oldSha}, and svc never rewrites a branch` },
+      noProcess(['merge-base', '--is-ancestor', oldSha, newSha]),
+    );
+  }
+}
+
+class HostedRepository implements ProjectRepository {
+  readonly kind = 'hosted' as const;
+
+  constructor(readonly path: string) {}
+
+  async refresh(): Promise<void> {
+    // The hosted repository is the truth; there is nothing to fetch.
+  }
+
+  async compareAndSwapBranch(branch: string, newSha: string, oldSha: string): Promise<void> {
+    const ref = branchRef(branch);
+    await withRepoLock(this.path, async () => {
+      await assertFastForward(this.path, ref, newSha, oldSha);
+      await compareAndSwapRef(this.path, { ref, newSha, expectedOldSha: oldSha, reason: 'svc: merge' });
+    });
+  }
+
+  invalidate(): void {
+    // Nothing is cached for a hosted repository.
+  }
+}
+
+interface MirrorRepositoryOptions {
+  path: string;
+  upstreamUrl: string;
+  credentials: RemoteCredentials;
+  maxAgeMs: number;
+}
+
+class MirrorRepository implements ProjectRepository {
+  readonly kind = 'mirror' as const;
+  readonly path: string;
+  private readonly upstreamUrl: string;
+  private readonly credentials: RemoteCredentials;
+  private readonly maxAgeMs: number;
+
+  constructor(options: MirrorRepositoryOptions) {
+    this.path = options.path;
+    this.upstreamUrl = options.upstreamUrl;
+    this.credentials = options.credentials;
+    this.maxAgeMs = options.maxAgeMs;
+  }
+
+  async refresh(options: { force?: boolean } = {}): Promise<void> {
+    try {
+      await fetchMirror(this.path, { ...this.credentials, force: options.force ?? false, maxAgeMs: this.maxAgeMs });
+    } catch (error) {
+      throw upstreamFailure(this.upstreamUrl, error);
+    }
+  }
+
+  async compareAndSwapBranch(branch: string, newSha: string, oldSha: string): Promise<void> {
+    const ref = branchRef(branch);
+    const rejection = await withRepoLock(this.path, async () => {
+      await assertFastForward(this.path, ref, newSha, oldSha);
+      try {
+        await pushBranch(this.path, this.upstreamUrl, { ...this.credentials, sha: newSha, ref });
+      } catch (error) {
+        if (error instanceof PushRejectedError) return error;
+        throw upstreamFailure(this.upstreamUrl, error);
+      }
+      await this.followPushedBranch(ref, newSha);
+      return null;
+    });
+    if (rejection === null) return;
+
+    // Decide "lost a race" from the upstream's state rather than from the refusal's wording: fetch, and
+    // if the branch is no longer at oldSha, someone else moved it; otherwise a hook or protection refused.
+    await this.refresh({ force: true });
+    const actual = await resolveRef(this.path, branch);
+    if (actual !== oldSha) throw new RefUpdateRaceError({ ref, expectedOldSha: oldSha, actualSha: actual }, rejection);
+    throw rejection;
+  }
+
+  invalidate(): void {
+    invalidateMirror(this.path);
+  }
+
+  /**
+   * The upstream now holds newSha, so the mirror's branch moves there too, without waiting for a fetch.
+   * If another replica's fetch moved the mirror's ref in between, leave it to the next refresh.
+   */
+  private async followPushedBranch(ref: string, newSha: string): Promise<void> {
+    const current = await resolveRef(this.path, ref.slice('refs/heads/'.length));
+    if (current === newSha) return;
+    try {
+      await compareAndSwapRef(this.path, { ref, newSha, expectedOldSha: current, reason: 'svc: pushed upstream' });
+    } catch (error) {
+      if (!(error instanceof RefUpdateRaceError)) throw error;
+      invalidateMirror(this.path);
+    }
+  }
+}
