@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
+import { adaptSqlite } from './sqlite-adapter.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -51,38 +52,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withBooleanParameters(sqlite) }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: adaptSqlite(sqlite) }) });
   const handle: DatabaseHandle = { db, dialect: 'sqlite', close: () => db.destroy() };
   await migrate(handle);
   return handle;
-}
-
-/**
- * SQLite has no boolean type and better-sqlite3 refuses JS booleans as parameters; PostgreSQL wants real
- * booleans. Converting at the driver keeps every query the same in both dialects.
- */
-function withBooleanParameters(sqlite: SqliteDatabase.Database): SqliteDatabase.Database {
-  const toSqlite = (p: unknown) => (typeof p === 'boolean' ? (p ? 1 : 0) : p);
-  // Kysely passes the parameters as one array argument.
-  const convert = (params: unknown[]) => params.map((p) => (Array.isArray(p) ? p.map(toSqlite) : toSqlite(p)));
-  const prepare = sqlite.prepare.bind(sqlite);
-  return new Proxy(sqlite, {
-    get(target, property, receiver) {
-      if (property !== 'prepare') return Reflect.get(target, property, receiver) as unknown;
-      return (source: string) => {
-        const statement = prepare(source);
-        return new Proxy(statement, {
-          get(inner, name, innerReceiver) {
-            const value = Reflect.get(inner, name, innerReceiver) as unknown;
-            if ((name === 'run' || name === 'all' || name === 'get' || name === 'iterate') && typeof value === 'function') {
-              return (...params: unknown[]) => (value as (...args: unknown[]) => unknown).apply(inner, convert(params));
-            }
-            return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(inner) : value;
-          },
-        });
-      };
-    },
-  });
 }
 
 async function migrate(handle: DatabaseHandle): Promise<void> {

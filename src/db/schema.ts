@@ -94,6 +94,77 @@ export interface WebSessionsTable {
   expires_at: Timestamp;
 }
 
+export interface SessionsTable {
+  id: string;
+  project_id: string;
+  status: string;
+  base_ref: string;
+  branch: string;
+  agent: string | null;
+  model: string | null;
+  trigger_slug: string | null;
+  created_by: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ChangeRequestCountersTable {
+  project_id: string;
+  last_number: number;
+}
+
+export type ChangeRequestStatus = 'open' | 'merged' | 'closed';
+
+export interface ChangeRequestsTable {
+  id: string;
+  account_id: string;
+  project_id: string;
+  number: number;
+  title: string;
+  description: string;
+  base_ref: string;
+  head_ref: string;
+  status: ChangeRequestStatus;
+  head_commit_sha: string | null;
+  base_commit_sha: string | null;
+  origin_session_id: string | null;
+  created_by: string;
+  merged_at: Timestamp | null;
+  merged_by: string | null;
+  merge_commit_sha: string | null;
+  closed_at: Timestamp | null;
+  closed_by: string | null;
+  metadata: Json;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface FeedbackDeliveriesTable {
+  id: string;
+  cr_id: string;
+  session_id: string;
+  text: string;
+  by: string;
+  at: Timestamp;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  last_error: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface MergeIntentsTable {
+  cr_id: string;
+  project_id: string;
+  base_ref: string;
+  base_sha_before: string;
+  head_sha: string;
+  merge_commit_sha: string;
+  fast_forward: Bool;
+  merged_by: string;
+  created_at: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -104,6 +175,11 @@ export interface Database {
   dashboards: DashboardsTable;
   dashboard_versions: DashboardVersionsTable;
   web_sessions: WebSessionsTable;
+  sessions: SessionsTable;
+  change_request_counters: ChangeRequestCountersTable;
+  change_requests: ChangeRequestsTable;
+  feedback_deliveries: FeedbackDeliveriesTable;
+  merge_intents: MergeIntentsTable;
 }
 
 export type { Generated };

@@ -2,6 +2,7 @@ import type { MigrationProvider } from 'kysely';
 import type { Dialect } from '../database.js';
 import type { MigrationFactory } from './column-types.js';
 import { initial } from './0001-initial.js';
+import { changeRequests } from './0002-change-requests.js';
 
 /**
  * Migrations are code, not files read at run time, so they ship inside the build. Names sort in order;
@@ -9,6 +10,7 @@ import { initial } from './0001-initial.js';
  */
 const migrations: Record<string, MigrationFactory> = {
   '0001_initial': initial,
+  '0002_change_requests': changeRequests,
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
