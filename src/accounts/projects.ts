@@ -1,7 +1,10 @@
 import type { ActorContext } from '../context.js';
 import { isUniqueViolation } from '../db/database.js';
 import { nowIso } from '../db/values.js';
-import { AppError, notFound } from '../errors.js';
+import { AppError, notFound, validationFailed } from '../errors.js';
+import { remoteKind } from '../git/arguments.js';
+import { InvalidGitArgumentError } from '../git/errors.js';
+import { provisionProjectRepository, removeProjectRepository } from '../git/project-repository.js';
 import { newId } from '../ids.js';
 import { loadProjectFor, rejectSandboxToken, type ProjectRow } from './access.js';
 
@@ -48,6 +51,9 @@ export async function createProject(ctx: ActorContext, input: CreateProjectInput
     updated_at: now,
   };
   if (project.name === '') throw new AppError('VALIDATION_FAILED', 'The project name must not be blank.', { issues: [{ path: '/name', message: 'must not be blank.' }] });
+  if (project.repo_url !== null) assertUsableRepoUrl(ctx, project.repo_url);
+  // The repository exists before the row does, so a visible project always has one; a failed insert removes it.
+  await provisionProjectRepository(ctx, project);
   try {
     await ctx.db.transaction().execute(async (trx) => {
       await trx.insertInto('projects').values(project).execute();
@@ -56,12 +62,31 @@ export async function createProject(ctx: ActorContext, input: CreateProjectInput
       }
     });
   } catch (error) {
+    await removeProjectRepository(ctx, project);
     if (isUniqueViolation(error)) {
       throw new AppError('CONFLICT', `A project with the slug "${project.slug}" already exists; choose another slug.`);
     }
     throw error;
   }
   return project;
+}
+
+/**
+ * A repo_url must be a transport svc talks to. A local path or file:// URL would let svc read any
+ * repository on its own disk (another project's hosted repository included), so only an administrator,
+ * who can read the data directory anyway, may point a project at one.
+ */
+function assertUsableRepoUrl(ctx: ActorContext, repoUrl: string): void {
+  let kind;
+  try {
+    kind = remoteKind(repoUrl);
+  } catch (error) {
+    if (error instanceof InvalidGitArgumentError) throw validationFailed([{ path: '/repo_url', message: error.message }]);
+    throw error;
+  }
+  if (kind === 'file' && !ctx.actor.isAdmin) {
+    throw new AppError('FORBIDDEN', 'Only an administrator can create a project from a local path or file:// repo_url; use an https:// or ssh:// URL.');
+  }
 }
 
 export async function listProjects(ctx: ActorContext): Promise<ProjectRow[]> {
@@ -88,12 +113,18 @@ export async function updateProject(ctx: ActorContext, projectId: string, input:
   if (Object.keys(changes).length === 0) return project;
   changes.updated_at = nowIso();
   await ctx.db.updateTable('projects').set(changes).where('id', '=', project.id).execute();
-  return { ...project, ...changes };
+  const updated = { ...project, ...changes };
+  // A hosted repository's HEAD names the default branch: what clones check out and what pushes may not delete.
+  if (changes.default_branch !== undefined && changes.default_branch !== project.default_branch) {
+    await provisionProjectRepository(ctx, updated);
+  }
+  return updated;
 }
 
 export async function deleteProject(ctx: ActorContext, projectId: string): Promise<ProjectRow> {
   const project = await loadProjectFor(ctx, projectId, 'project.write', 'delete this project');
   const deleted = await ctx.db.deleteFrom('projects').where('id', '=', project.id).executeTakeFirst();
   if (Number(deleted.numDeletedRows) === 0) throw notFound('project', projectId);
+  await removeProjectRepository(ctx, project);
   return project;
 }
