@@ -87,6 +87,19 @@ export {
 } from './mirror.js';
 export { isRepoLocked, withRepoLock } from './repo-lock.js';
 export {
+  DEFAULT_MIRROR_MAX_AGE_MS,
+  GIT_TOKEN_SECRET,
+  GIT_USERNAME_SECRET,
+  hostedRepositoryPath,
+  mirrorRepositoryPath,
+  openProjectRepository,
+  provisionProjectRepository,
+  removeProjectRepository,
+  UpstreamUnavailableError,
+  type OpenProjectRepositoryOptions,
+  type ProjectRepository,
+} from './project-repository.js';
+export {
   advertiseRefs,
   advertisementContentType,
   classifySmartHttpRequest,

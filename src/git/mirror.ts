@@ -86,6 +86,8 @@ export async function ensureMirror(
       await runGit(['clone', '--bare', '--no-tags', '--quiet', '--', userValue('remote URL', repoUrl), staging], transport);
       await runGit(['config', 'remote.origin.fetch', HEADS_REFSPEC], { gitDir: staging });
       await fs.rename(staging, target);
+      // A clone is as fresh as a fetch: a refresh right after it need not go to the network again.
+      lastFetchedAt.set(target, Date.now());
       return { created: true };
     } finally {
       await fs.rm(staging, { recursive: true, force: true });
