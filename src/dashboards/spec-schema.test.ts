@@ -3,8 +3,26 @@
  * transcription in fixtures/spec-rules.ts: for every field, values just inside each limit must pass and
  * values just outside must fail with exactly one issue, at the exact path, with the exact sentence.
  */
-import { describe, expect, it } from 'vitest';
-import { BLOCK_KINDS, blockSchemas, dashboardSpecSchema, type BlockKind } from './spec-schema.js';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import {
+  BLOCK_KINDS,
+  blockSchemas,
+  dashboardSpecSchema,
+  type BignumberBlock,
+  type Block,
+  type BlockKind,
+  type ChartBlock,
+  type DashboardSpec,
+  type FieldsBlock,
+  type HtmlBlock,
+  type Section,
+  type StatBlock,
+  type StatusMatrixBlock,
+  type TableBlock,
+  type TableCell,
+  type TableValue,
+  type Tone,
+} from './spec-schema.js';
 import { validateDashboardSpec } from './validate-spec.js';
 import { blockRules, documentRules, sectionRules, type FieldRule, type SubjectRules } from './fixtures/spec-rules.js';
 import { validBlocks } from './fixtures/valid-blocks.js';
@@ -543,5 +561,25 @@ describe('per-kind differences of the common fields', () => {
       '/sections/0/blocks/0/height',
       'must be an integer from 60 to 2000 (got 2001).',
     );
+  });
+});
+
+describe('static types', () => {
+  it('follow the schema', () => {
+    expectTypeOf<Extract<Block, { type: 'table' }>>().toEqualTypeOf<TableBlock>();
+    expectTypeOf<TableBlock['rows'][number]>().toEqualTypeOf<Record<string, TableValue>>();
+    expectTypeOf<TableValue>().toEqualTypeOf<string | number | null | TableCell>();
+    expectTypeOf<ChartBlock['option']>().toEqualTypeOf<Record<string, unknown> | undefined>();
+    expectTypeOf<NonNullable<ChartBlock['series']>[number]['data']>().toEqualTypeOf<(number | null)[]>();
+    expectTypeOf<StatBlock['value']>().toEqualTypeOf<string | number>();
+    expectTypeOf<BignumberBlock['align']>().toEqualTypeOf<'left' | 'center' | undefined>();
+    expectTypeOf<StatBlock['align']>().toEqualTypeOf<'start' | 'center' | 'end' | 'stretch' | undefined>();
+    expectTypeOf<FieldsBlock['columns']>().toEqualTypeOf<1 | 2 | 3 | undefined>();
+    expectTypeOf<StatusMatrixBlock['rows'][number]['cells'][number]>().toEqualTypeOf<{ tone?: Tone; label?: string; note?: string } | null>();
+    expectTypeOf<NonNullable<Section['blocks']>[number]>().toEqualTypeOf<Block>();
+    expectTypeOf<NonNullable<DashboardSpec['sections']>[number]>().toEqualTypeOf<Section>();
+    expectTypeOf<DashboardSpec['slug']>().toEqualTypeOf<string>();
+    expectTypeOf<HtmlBlock>().toHaveProperty('html').toEqualTypeOf<string>();
+    expectTypeOf<typeof validBlocks>().toExtend<Record<BlockKind, Block>>();
   });
 });
