@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
+import { createTestDatabase, startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
 let svc: TestServer;
 
@@ -185,40 +185,44 @@ describe(`platform core on ${testDialect}`, () => {
 
 describe('first boot', () => {
   it('generates an admin token once, writes it with mode 0600 and keeps it across restarts', async () => {
-    const first = await startTestServer({ adminToken: null });
+    const database = await createTestDatabase();
+    const shared = database.url ? { databaseUrl: database.url } : {};
+    const first = await startTestServer({ adminToken: null, ...shared });
+    const tokenFile = `${first.dataDir}/admin-token`;
+    let token: string;
     try {
-      const tokenFile = `${first.dataDir}/admin-token`;
-      const token = fs.readFileSync(tokenFile, 'utf8').trim();
+      token = fs.readFileSync(tokenFile, 'utf8').trim();
       expect(token).toMatch(/^svc_u_/);
       expect(fs.statSync(tokenFile).mode & 0o777).toBe(0o600);
       expect((await first.request('GET', '/v1/projects', { token })).status).toBe(200);
     } finally {
       await first.server.close();
     }
-    if (testDialect === 'sqlite') {
-      const second = await startTestServer({ adminToken: null, dataDir: first.dataDir });
-      try {
-        expect(second.server.bootstrap.generatedToken).toBeNull();
-        const token = fs.readFileSync(`${first.dataDir}/admin-token`, 'utf8').trim();
-        expect((await second.request('GET', '/v1/projects', { token })).status).toBe(200);
-      } finally {
-        await second.close();
-      }
+    const second = await startTestServer({ adminToken: null, dataDir: first.dataDir, ...shared });
+    try {
+      expect(second.server.bootstrap.generatedToken).toBeNull();
+      expect(fs.readFileSync(tokenFile, 'utf8').trim()).toBe(token);
+      expect((await second.request('GET', '/v1/projects', { token })).status).toBe(200);
+    } finally {
+      await second.close();
+      await database.drop();
+      fs.rmSync(first.dataDir, { recursive: true, force: true });
     }
   });
 
   it('uses SVC_ADMIN_TOKEN verbatim and replaces it when it changes', async () => {
+    const database = await createTestDatabase();
+    const shared = database.url ? { databaseUrl: database.url } : {};
     const dataDir = fs.mkdtempSync('/tmp/svc-admin-');
-    const first = await startTestServer({ adminToken: 'my-automation-token', dataDir });
+    const first = await startTestServer({ adminToken: 'my-automation-token', dataDir, ...shared });
     expect(fs.existsSync(`${dataDir}/admin-token`)).toBe(false);
     expect((await first.request('GET', '/v1/projects', { token: 'my-automation-token' })).status).toBe(200);
     await first.server.close();
-    if (testDialect === 'sqlite') {
-      const second = await startTestServer({ adminToken: 'rotated-token', dataDir });
-      expect((await second.request('GET', '/v1/projects', { token: 'rotated-token' })).status).toBe(200);
-      expect((await second.request('GET', '/v1/projects', { token: 'my-automation-token' })).status).toBe(401);
-      await second.close();
-    }
+    const second = await startTestServer({ adminToken: 'rotated-token', dataDir, ...shared });
+    expect((await second.request('GET', '/v1/projects', { token: 'rotated-token' })).status).toBe(200);
+    expect((await second.request('GET', '/v1/projects', { token: 'my-automation-token' })).status).toBe(401);
+    await second.close();
+    await database.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 });

@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
+import { withFileLock } from './file-lock.js';
 import { adaptSqlite } from './sqlite-adapter.js';
 import type { Database } from './schema.js';
 
@@ -41,7 +42,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     const pool = new pg.Pool({ connectionString: url, types: postgresTypes(), max: 10 });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const handle: DatabaseHandle = { db, dialect: 'postgres', close: () => db.destroy() };
-    await migrate(handle);
+    try {
+      await migrate(handle);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
     return handle;
   }
   fs.mkdirSync(options.dataDir, { recursive: true });
@@ -54,7 +60,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: adaptSqlite(sqlite) }) });
   const handle: DatabaseHandle = { db, dialect: 'sqlite', close: () => db.destroy() };
-  await migrate(handle);
+  try {
+    await withFileLock(`${file}.migrate-lock`, () => migrate(handle));
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
   return handle;
 }
 

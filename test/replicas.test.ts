@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, startTestServer, testDialect, type TestDatabase, type TestServer } from './support/test-server.js';
+
+/** Two svc processes sharing one database (and data dir) behave as one service. */
+describe(`two replicas on one ${testDialect} database`, () => {
+  let database: TestDatabase;
+  let dataDir: string;
+  let first: TestServer;
+  let second: TestServer;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-replicas-'));
+    const shared = { adminToken: 'svc_u_replica_admin', dataDir, ...(database.url ? { databaseUrl: database.url } : {}) };
+    [first, second] = await Promise.all([startTestServer(shared), startTestServer(shared)]);
+  });
+  afterAll(async () => {
+    await first.server.close();
+    await second.server.close();
+    await database.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('boots concurrently into one account with one admin', async () => {
+    const fromFirst = await first.request('POST', '/v1/projects', { body: { name: 'Shared' } });
+    expect(fromFirst.status).toBe(201);
+    const fromSecond = await second.request('GET', `/v1/projects/${fromFirst.body.project.id}`);
+    expect(fromSecond.status).toBe(200);
+  });
+
+  it('numbers concurrent publishes of one slug 1..n with no gaps or duplicates', async () => {
+    const publishes = Array.from({ length: 24 }, (_, i) =>
+      (i % 2 ? first : second).request('POST', '/api/dashboards', { body: { slug: 'contended', title: `Publish ${i}` } }),
+    );
+    const responses = await Promise.all(publishes);
+    expect(responses.map((r) => r.status).sort(), JSON.stringify(responses.map((r) => r.body))).toEqual([...Array(23).fill(200), 201]);
+    expect(responses.map((r) => r.body.version).sort((a, b) => a - b)).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
+    const versions = await first.request('GET', '/api/dashboards/contended/versions');
+    expect(versions.body.versions).toHaveLength(24);
+    const current = await second.request('GET', '/api/dashboards/contended');
+    expect(current.body.version).toBe(24);
+  });
+});
