@@ -4,7 +4,7 @@
  * Setup deliberately runs git on its own (execFileSync) rather than through run-git.ts, so tests do not
  * use the code under test to build their expectations.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -71,6 +71,35 @@ export function gitFails(args: string[], options: CliOptions = {}): { status: nu
   } catch (error) {
     const failure = error as { status: number | null; stderr: Buffer | string };
     return { status: failure.status ?? -1, stderr: failure.stderr.toString() };
+  }
+  throw new Error(`git ${args.join(' ')} unexpectedly succeeded`);
+}
+
+/**
+ * The same, without blocking the event loop: required whenever git talks to a server running in the test
+ * process (execFileSync would freeze the server that git is waiting for).
+ */
+export function gitAsync(args: string[], options: CliOptions = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      'git',
+      args,
+      { cwd: options.cwd, env: userEnvironment(options.env), maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        if (error) reject(Object.assign(error, { stderr }));
+        else resolve(stdout.replace(/\n$/, ''));
+      },
+    );
+    child.stdin?.end(options.input ?? '');
+  });
+}
+
+/** gitAsync expecting failure; resolves with git's stderr. */
+export async function gitFailsAsync(args: string[], options: CliOptions = {}): Promise<string> {
+  try {
+    await gitAsync(args, options);
+  } catch (error) {
+    return String((error as { stderr?: unknown }).stderr ?? '');
   }
   throw new Error(`git ${args.join(' ')} unexpectedly succeeded`);
 }
