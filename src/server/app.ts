@@ -5,6 +5,7 @@ import { secretRoutes } from '../accounts/routes/secrets.js';
 import { tokenRoutes } from '../accounts/routes/tokens.js';
 import { userRoutes } from '../accounts/routes/users.js';
 import type { Services } from '../context.js';
+import { changeRequestRoutes } from '../changes/routes.js';
 import { dashboardRoutes } from '../dashboards/routes.js';
 import { registerErrorHandling } from './error-handler.js';
 import { registerJsonBodyParser } from './json-body.js';
@@ -54,6 +55,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     tokenRoutes(scope, services);
     userRoutes(scope, services);
     dashboardRoutes(scope, services);
+    changeRequestRoutes(scope, services);
   });
 
   return app;

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { bootstrap, type BootstrapResult } from '../accounts/bootstrap.js';
+import { repairInterruptedMerges } from '../changes/repair-interrupted-merges.js';
 import type { Config } from '../config.js';
 import type { Services } from '../context.js';
 import { openDatabase, type DatabaseHandle } from '../db/database.js';
@@ -23,6 +24,7 @@ export async function startServer(config: Config, options: { baseUrlExplicit: bo
   const services: Services = { db: database.db, dialect: database.dialect, config };
   try {
     const boot = await bootstrap(services);
+    await repairInterruptedMerges(services);
     const app = await buildApp(services, { logLevel: config.logLevel });
     await app.listen({ host: config.host, port: config.port });
     const address = app.server.address();

@@ -1,0 +1,41 @@
+import type { ProjectRow } from '../accounts/access.js';
+import type { Services } from '../context.js';
+import { listBranchTips } from '../git/index.js';
+import { openProjectRepository, type ProjectRepository } from '../git/project-repository.js';
+
+/** The project's repository and its branch tips as of now; either is null when it cannot be read. */
+export interface LiveBranches {
+  repo: ProjectRepository | null;
+  /** Branch name → tip sha, from one `for-each-ref`; null when the repository could not be reached. */
+  tips: Map<string, string> | null;
+}
+
+/**
+ * Branch tips for a read. Spec 2, SHA refresh rule 2: when the repository is unreachable (a mirror whose
+ * upstream is down, a repository that cannot be opened) the refresh is skipped silently and the caller
+ * serves what it has stored, so every failure here becomes "no tips" rather than an error.
+ */
+export async function readLiveBranches(ctx: Services, project: ProjectRow): Promise<LiveBranches> {
+  let repo: ProjectRepository;
+  try {
+    repo = await openProjectRepository(ctx, project);
+  } catch {
+    return { repo: null, tips: null };
+  }
+  try {
+    await repo.refresh();
+    return { repo, tips: await listBranchTips(repo.path) };
+  } catch {
+    // A mirror that cannot fetch still holds the objects of everything it fetched before.
+    return { repo, tips: null };
+  }
+}
+
+/**
+ * Branch tips for a write (create, merge): failures propagate, so an unreachable upstream is a 502
+ * UPSTREAM_UNAVAILABLE rather than a decision taken on stale tips.
+ */
+export async function readBranchesForWrite(repo: ProjectRepository, options: { force?: boolean } = {}): Promise<Map<string, string>> {
+  await repo.refresh(options);
+  return listBranchTips(repo.path);
+}

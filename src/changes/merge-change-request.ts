@@ -1,0 +1,173 @@
+import type { ActorContext } from '../context.js';
+import { isUniqueViolation } from '../db/database.js';
+import { nowIso } from '../db/values.js';
+import { AppError, conflict, notFound } from '../errors.js';
+import {
+  MergeConflictError,
+  prepareMerge,
+  PushRejectedError,
+  RefUpdateRaceError,
+  UnrelatedHistoriesError,
+  type PreparedMerge,
+} from '../git/index.js';
+import { openProjectRepository, type ProjectRepository } from '../git/project-repository.js';
+import { loadProjectForChangeRequests } from './change-request-access.js';
+import type { ChangeRequestRow } from './change-request-row.js';
+import { findChangeRequest } from './find-change-request.js';
+import type { ChangeRequestLocator } from './get-change-request.js';
+import { readBranchesForWrite } from './live-branches.js';
+import { assertHeadManifestValid } from './manifest-gate.js';
+import { inMergeQueue } from './merge-queue.js';
+import { recordLandedMerge } from './record-landed-merge.js';
+
+export interface MergeChangeRequestInput extends ChangeRequestLocator {
+  /** The merge commit's message; default `Merge CR #<n>: <title>`. Unused for a fast-forward. */
+  message?: string | undefined;
+}
+
+export interface MergeOutcome {
+  row: ChangeRequestRow;
+  mergeCommitSha: string;
+  /** Base moved to head without a merge commit (head was strictly ahead, or already contained in base). */
+  fastForward: boolean;
+}
+
+/** Base can move under a merge (a push, another replica's merge); each loss recomputes, this many times at most. */
+const MAX_ATTEMPTS = 10;
+const MAX_MESSAGE_LENGTH = 65_536;
+
+/**
+ * POST /change-requests/:crId/merge (spec 2 "Merge mechanics"):
+ * 1. the manifest gate on the head tip (422 MANIFEST_INVALID, nothing merged);
+ * 2. merge-tree on the current tips: fast-forward when head is strictly ahead, else a merge commit by the
+ *    service identity (409 MERGE_CONFLICT with the paths when it conflicts);
+ * 3. a merge intent row, then base moves by compare-and-swap from the tip the merge was computed on (never
+ *    a force; a lost race recomputes from the new tip);
+ * 4. the CR is recorded as merged and the intent deleted in one transaction. A crash between 3 and 4 is
+ *    settled at startup by repairInterruptedMerges, from whether base contains the merge commit.
+ */
+export async function mergeChangeRequest(ctx: ActorContext, input: MergeChangeRequestInput): Promise<MergeOutcome> {
+  const project = await loadProjectForChangeRequests(ctx, input.projectId, 'merge');
+  const found = await findChangeRequest(ctx, project, input.crRef);
+  assertOpen(found);
+  const message = mergeMessage(found, input.message);
+  const repo = await openProjectRepository(ctx, project);
+
+  return inMergeQueue(repo.path, async () => {
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+      const row = await reload(ctx, found);
+      assertOpen(row);
+      // A lost race on a mirror means the upstream moved: fetch before recomputing.
+      const tips = await readBranchesForWrite(repo, { force: attempt > 1 });
+      const baseSha = tips.get(row.base_ref);
+      const headSha = tips.get(row.head_ref);
+      if (headSha === undefined) throw conflict(`The branch ${row.head_ref} of change request #${row.number} does not exist; push it again (git push origin HEAD) before merging.`);
+      if (baseSha === undefined) throw conflict(`The base branch ${row.base_ref} of change request #${row.number} does not exist in the repository.`);
+
+      await assertHeadManifestValid(repo.path, headSha);
+      const merge = await prepare(repo, row, { baseSha, headSha, message, author: ctx.config.mergeAuthor });
+      const landed = { crId: row.id, baseShaBefore: baseSha, headSha, mergeCommitSha: merge.commitSha, mergedBy: ctx.actor.userId, mergedAt: nowIso() };
+
+      if (merge.kind === 'up-to-date') {
+        // Head is already contained in base (merged by hand, or by another CR): like GitHub, the CR is
+        // recorded as merged, with head as the commit that brought it; base does not move.
+        return { row: await recordLandedMerge(ctx, { ...landed, mergeCommitSha: headSha }), mergeCommitSha: headSha, fastForward: true };
+      }
+
+      await writeIntent(ctx, row, { ...landed, fastForward: merge.kind === 'fast-forward', baseRef: row.base_ref, projectId: project.id });
+      try {
+        await repo.compareAndSwapBranch(row.base_ref, merge.commitSha, baseSha);
+      } catch (error) {
+        await ctx.db.deleteFrom('merge_intents').where('cr_id', '=', row.id).execute();
+        if (error instanceof RefUpdateRaceError) continue;
+        if (error instanceof PushRejectedError) {
+          throw conflict(`The repository refused to move ${row.base_ref} (${error.reason}); svc never forces a branch. Check the upstream's branch protection, then try again.`);
+        }
+        throw error;
+      }
+      const recorded = await recordLandedMerge(ctx, landed);
+      repo.invalidate();
+      return { row: recorded, mergeCommitSha: merge.commitSha, fastForward: merge.kind === 'fast-forward' };
+    }
+    throw conflict(`${found.base_ref} kept moving while change request #${found.number} was being merged (${MAX_ATTEMPTS} attempts); try again.`);
+  });
+}
+
+function assertOpen(row: ChangeRequestRow): void {
+  if (row.status === 'open') return;
+  throw conflict(
+    row.status === 'merged'
+      ? `Change request #${row.number} is already merged (${row.merge_commit_sha ?? 'no commit recorded'}).`
+      : `Change request #${row.number} is closed; reopen it (svc cr reopen ${row.number}) before merging.`,
+  );
+}
+
+function mergeMessage(row: ChangeRequestRow, requested: string | undefined): string {
+  if (requested === undefined) return `Merge CR #${row.number}: ${row.title}`;
+  if (requested.trim().length === 0 || requested.length > MAX_MESSAGE_LENGTH) {
+    throw new AppError('VALIDATION_FAILED', 'The merge message must not be empty (leave it out for the default "Merge CR #<n>: <title>").', {
+      issues: [{ path: '/message', message: requested.trim().length === 0 ? 'must not be empty' : `must be at most ${MAX_MESSAGE_LENGTH} characters` }],
+    });
+  }
+  return requested;
+}
+
+async function reload(ctx: ActorContext, row: ChangeRequestRow): Promise<ChangeRequestRow> {
+  const current = await ctx.db.selectFrom('change_requests').selectAll().where('id', '=', row.id).executeTakeFirst();
+  if (!current) throw notFound('change request', String(row.number));
+  return current;
+}
+
+async function prepare(
+  repo: ProjectRepository,
+  row: ChangeRequestRow,
+  options: { baseSha: string; headSha: string; message: string; author: { name: string; email: string } },
+): Promise<PreparedMerge> {
+  try {
+    return await prepareMerge(repo.path, options);
+  } catch (error) {
+    if (error instanceof MergeConflictError) {
+      const count = error.conflicts.length;
+      throw new AppError(
+        'MERGE_CONFLICT',
+        `Change request #${row.number} conflicts with ${row.base_ref} in ${count} file${count === 1 ? '' : 's'}; resolve the conflicts before merging: ` +
+          `merge ${row.base_ref} into ${row.head_ref} locally, fix the files, commit and push, then check svc cr show ${row.number}.`,
+        { conflicts: [...error.conflicts] },
+      );
+    }
+    if (error instanceof UnrelatedHistoriesError) {
+      throw conflict(
+        `${row.head_ref} and ${row.base_ref} have unrelated histories (no common commit), so svc will not merge them; ` +
+          `merge ${row.base_ref} into ${row.head_ref} locally (git merge --allow-unrelated-histories) and push, if that is really wanted.`,
+        { conflicts: [] },
+      );
+    }
+    throw error;
+  }
+}
+
+async function writeIntent(
+  ctx: ActorContext,
+  row: ChangeRequestRow,
+  intent: { projectId: string; baseRef: string; baseShaBefore: string; headSha: string; mergeCommitSha: string; fastForward: boolean; mergedBy: string; mergedAt: string },
+): Promise<void> {
+  try {
+    await ctx.db
+      .insertInto('merge_intents')
+      .values({
+        cr_id: row.id,
+        project_id: intent.projectId,
+        base_ref: intent.baseRef,
+        base_sha_before: intent.baseShaBefore,
+        head_sha: intent.headSha,
+        merge_commit_sha: intent.mergeCommitSha,
+        fast_forward: intent.fastForward,
+        merged_by: intent.mergedBy,
+        created_at: intent.mergedAt,
+      })
+      .execute();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(`Change request #${row.number} is being merged by another request right now; check it again in a moment.`);
+    throw error;
+  }
+}
