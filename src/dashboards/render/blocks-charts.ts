@@ -1,0 +1,192 @@
+/**
+ * chart, heatmap and gauge: ECharts SVG drawn on the server at the block's laptop width, plus a
+ * phone-width drawing for wide blocks (scaling a wide chart down would shrink its text to nothing).
+ * Each chart is an image with an accessible name, a one-paragraph summary, and its data as a table.
+ */
+import type { ChartBlock, GaugeBlock, HeatmapBlock } from '../spec-schema.js';
+import { chartKind, chartOption, gaugeBounds, gaugeOption, heatmapOption, heatmapRange, type ChartLayout, type ChartKind } from './chart-options.js';
+import { renderEChartsSvg } from './echarts-ssr.js';
+import { escapeAttr, escapeHtml, formatNumber } from './escape.js';
+import { mergeOption } from './merge-option.js';
+import type { RenderContext } from './render-context.js';
+
+/** Phones: 375 px minus page and card padding. */
+const NARROW_WIDTH = 320;
+/** Wider drawings than this get a phone variant. */
+const NARROW_THRESHOLD = 440;
+/** Data tables beyond this many cells are left out (the summary still describes the data). */
+const MAX_DATA_TABLE_CELLS = 2400;
+
+const KIND_NAMES: Record<ChartKind, string> = {
+  bar: 'Bar chart',
+  barStacked: 'Stacked bar chart',
+  barHorizontal: 'Horizontal bar chart',
+  line: 'Line chart',
+  area: 'Area chart',
+  pie: 'Pie chart',
+  donut: 'Donut chart',
+  scatter: 'Scatter chart',
+  radar: 'Radar chart',
+  funnel: 'Funnel chart',
+};
+
+type OptionBuilder = (layout: ChartLayout) => Record<string, unknown>;
+
+interface ChartFigure {
+  kindClass: string;
+  name: string;
+  summary: string;
+  dataTable: string;
+  height: number;
+  build: OptionBuilder;
+  /** A legend or scale drawn in HTML under the chart. */
+  after?: string;
+}
+
+function withUnit(value: number | null, unit: string | undefined): string {
+  if (value === null) return 'no value';
+  return unit ? (unit === '%' ? `${formatNumber(value)}%` : `${formatNumber(value)} ${unit}`) : formatNumber(value);
+}
+
+function drawing(figure: ChartFigure, width: number, variant: string): string {
+  const result = renderEChartsSvg(figure.build({ width, height: figure.height }), { width, height: figure.height });
+  if (result.ok) return `<div class="chart-svg ${variant}">${result.svg}</div>`;
+  return `<div class="chart-error ${variant}" style="height:${figure.height}px"><p>This chart could not be drawn: ${escapeHtml(result.reason.slice(0, 300))}</p></div>`;
+}
+
+function renderFigure(figure: ChartFigure, context: RenderContext): string {
+  const wide = Math.round(Math.max(260, Math.min(1200, context.placement.contentWidth)));
+  const summaryId = context.nextId('chart-summary');
+  const variants = [drawing(figure, wide, 'v-wide')];
+  const hasNarrow = wide > NARROW_THRESHOLD;
+  if (hasNarrow) variants.push(drawing(figure, NARROW_WIDTH, 'v-narrow'));
+  return (
+    `<figure class="chart ${figure.kindClass}${hasNarrow ? ' has-narrow' : ''}">` +
+    `<div class="chart-img" role="img" aria-label="${escapeAttr(figure.name)}" aria-describedby="${summaryId}" style="--chart-ratio:${wide}/${figure.height}">${variants.join('')}</div>` +
+    (figure.after ?? '') +
+    `<p class="sr-only" id="${summaryId}">${escapeHtml(figure.summary)}</p>` +
+    figure.dataTable +
+    `</figure>`
+  );
+}
+
+function dataTable(caption: string, head: string[], rows: string[][]): string {
+  const cells = head.length * rows.length;
+  if (cells === 0 || cells > MAX_DATA_TABLE_CELLS) return '';
+  const headHtml = head.map((cell, index) => `<th${index === 0 ? '' : ' class="r"'} scope="col">${escapeHtml(cell)}</th>`).join('');
+  const body = rows
+    .map((row) => `<tr>${row.map((cell, index) => (index === 0 ? `<th scope="row">${escapeHtml(cell)}</th>` : `<td class="r">${escapeHtml(cell)}</td>`)).join('')}</tr>`)
+    .join('');
+  return (
+    `<details class="chart-data"><summary>Data</summary><div class="chart-data-scroll"><table class="tbl compact">` +
+    `<caption class="sr-only">${escapeHtml(caption)}</caption><thead><tr>${headHtml}</tr></thead><tbody>${body}</tbody></table></div></details>`
+  );
+}
+
+function seriesSummary(name: string, data: ReadonlyArray<number | null>, unit: string | undefined): string {
+  const values = data.filter((value): value is number => value !== null);
+  if (values.length === 0) return `${name}: no values`;
+  const first = values[0] ?? 0;
+  const last = values[values.length - 1] ?? 0;
+  return `${name}: from ${withUnit(first, unit)} to ${withUnit(last, unit)}, low ${withUnit(Math.min(...values), unit)}, high ${withUnit(Math.max(...values), unit)}`;
+}
+
+function chartSummary(block: ChartBlock, kind: ChartKind): string {
+  const series = block.series ?? [];
+  const categories = block.categories ?? [];
+  const intro = KIND_NAMES[kind];
+  if (series.length === 0) return `${intro} with no data.`;
+  if (kind === 'pie' || kind === 'donut' || kind === 'funnel') {
+    const data = series[0]?.data ?? [];
+    const total = data.reduce<number>((sum, value) => sum + (value ?? 0), 0);
+    const slices = data.slice(0, 12).map((value, index) => {
+      const share = total > 0 && value !== null ? ` (${Math.round((value / total) * 100)}%)` : '';
+      return `${categories[index] ?? `Item ${index + 1}`} ${withUnit(value, block.unit)}${share}`;
+    });
+    return `${intro} of ${series[0]?.name ?? 'values'}: ${slices.join(', ')}${data.length > 12 ? `, and ${data.length - 12} more` : ''}.`;
+  }
+  const range = categories.length > 0 ? ` over ${categories.length} categories, ${categories[0]} to ${categories[categories.length - 1]}` : '';
+  const described = series.slice(0, 6).map((item) => seriesSummary(item.name, item.data, block.unit));
+  return `${intro} of ${series.length} series${range}${block.stacked || kind === 'barStacked' ? ', stacked' : ''}. ${described.join('. ')}.`;
+}
+
+function chartDataTable(block: ChartBlock, name: string): string {
+  const series = block.series ?? [];
+  const length = Math.max(block.categories?.length ?? 0, ...series.map((item) => item.data.length));
+  const rows: string[][] = [];
+  for (let index = 0; index < length; index += 1) {
+    rows.push([block.categories?.[index] ?? String(index + 1), ...series.map((item) => withUnit(item.data[index] ?? null, block.unit))]);
+  }
+  return dataTable(name, ['', ...series.map((item) => item.name)], rows);
+}
+
+const ROUND_KINDS = new Set<ChartKind>(['pie', 'donut', 'radar', 'funnel']);
+
+export function renderChart(block: ChartBlock, context: RenderContext): string {
+  const kind = chartKind(block);
+  const name = block.title ? `${block.title} (${KIND_NAMES[kind].toLowerCase()})` : KIND_NAMES[kind];
+  return renderFigure(
+    {
+      kindClass: `chart-${kind}`,
+      name,
+      summary: chartSummary(block, kind),
+      dataTable: chartDataTable(block, name),
+      height: block.height ?? (ROUND_KINDS.has(kind) ? 260 : 280),
+      build: (layout) => mergeOption(chartOption(block, layout), block.option),
+    },
+    context,
+  );
+}
+
+export function renderHeatmap(block: HeatmapBlock, context: RenderContext): string {
+  const range = heatmapRange(block);
+  const name = block.title ? `${block.title} (heatmap)` : 'Heatmap';
+  let peak = '';
+  let peakValue = -Infinity;
+  block.values.forEach((row, y) =>
+    row.forEach((value, x) => {
+      if (value !== null && value > peakValue) {
+        peakValue = value;
+        peak = `${block.yLabels[y] ?? y + 1}, ${block.xLabels[x] ?? x + 1}`;
+      }
+    }),
+  );
+  const summary = range
+    ? `Heatmap of ${block.yLabels.length} rows by ${block.xLabels.length} columns; values from ${withUnit(range.min, block.unit)} to ${withUnit(range.max, block.unit)}, highest at ${peak}.`
+    : 'Heatmap with no values.';
+  const rows = block.yLabels.map((label, y) => [label, ...block.xLabels.map((_, x) => withUnit(block.values[y]?.[x] ?? null, block.unit))]);
+  const scale = range
+    ? `<div class="heat-scale" aria-hidden="true"><span>${escapeHtml(withUnit(range.min, block.unit))}</span><span class="heat-ramp"></span><span>${escapeHtml(withUnit(range.max, block.unit))}</span></div>`
+    : '';
+  return renderFigure(
+    {
+      kindClass: 'chart-heatmap',
+      name,
+      summary,
+      dataTable: dataTable(name, ['', ...block.xLabels], rows),
+      height: block.height ?? Math.min(600, Math.max(160, block.yLabels.length * 30 + 40)),
+      build: (layout) => heatmapOption(block, layout),
+      after: scale,
+    },
+    context,
+  );
+}
+
+export function renderGauge(block: GaugeBlock, context: RenderContext): string {
+  const { min, max } = gaugeBounds(block);
+  const label = block.label ?? block.title ?? 'Gauge';
+  const bands = (block.bands ?? []).map((band) => `${band.tone} up to ${withUnit(band.upTo, block.unit)}`).join(', ');
+  const summary = `${label}: ${withUnit(block.value, block.unit)} on a scale from ${withUnit(min, block.unit)} to ${withUnit(max, block.unit)}${bands ? `; bands: ${bands}` : ''}.`;
+  // A gauge is round: it never needs a phone drawing wider than it is tall.
+  const height = block.height ?? 200;
+  const saved = context.placement;
+  context.placement = { ...saved, contentWidth: Math.min(saved.contentWidth, Math.max(260, height * 1.6)) };
+  try {
+    return renderFigure(
+      { kindClass: 'chart-gauge', name: `${label} (gauge)`, summary, dataTable: '', height, build: (layout) => gaugeOption(block, layout) },
+      context,
+    );
+  } finally {
+    context.placement = saved;
+  }
+}

@@ -1,0 +1,408 @@
+/**
+ * ECharts options generated from chart, heatmap and gauge blocks. Colours are sentinels (see
+ * theme-colors.ts) so the stylesheet can theme the SVG; the spec's `option` is merged over the result.
+ */
+import type { ChartBlock, GaugeBlock, HeatmapBlock, Tone } from '../spec-schema.js';
+import { formatNumber } from './escape.js';
+import { inkSentinel, seriesSentinel, toneSentinel } from './theme-colors.js';
+
+export type ChartKind = NonNullable<ChartBlock['kind']>;
+
+export const FONT_FAMILY = 'Inter, ui-sans-serif, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+
+type Option = Record<string, unknown>;
+
+/** 1200 → 1.2k: axis labels stay short on narrow charts. */
+export function compactNumber(value: number): string {
+  const magnitude = Math.abs(value);
+  if (magnitude >= 1e9) return `${trimZeros(value / 1e9)}B`;
+  if (magnitude >= 1e6) return `${trimZeros(value / 1e6)}M`;
+  if (magnitude >= 1e4) return `${trimZeros(value / 1e3)}k`;
+  return formatNumber(value);
+}
+
+function trimZeros(value: number): string {
+  return value.toFixed(1).replace(/\.0$/, '');
+}
+
+function withUnit(value: number, unit: string | undefined): string {
+  if (!unit) return formatNumber(value);
+  return unit === '%' ? `${formatNumber(value)}%` : `${formatNumber(value)} ${unit}`;
+}
+
+function seriesColor(tone: Tone | undefined, index: number): string {
+  return tone ? toneSentinel(tone) : seriesSentinel(index);
+}
+
+const textStyle = { color: inkSentinel('text'), fontFamily: FONT_FAMILY, fontSize: 12 };
+const mutedText = { color: inkSentinel('muted'), fontFamily: FONT_FAMILY, fontSize: 11 };
+
+function baseOption(): Option {
+  return { animation: false, textStyle, backgroundColor: 'transparent' };
+}
+
+function legendOption(show: boolean, position: 'top' | 'bottom' = 'top'): Option {
+  return {
+    show,
+    type: 'plain',
+    [position]: 0,
+    left: 'center',
+    icon: 'roundRect',
+    itemWidth: 10,
+    itemHeight: 10,
+    itemGap: 14,
+    textStyle: { ...textStyle, fontSize: 12 },
+  };
+}
+
+function valueAxis(unit: string | undefined): Option {
+  return {
+    type: 'value',
+    name: unit && unit !== '%' ? unit : undefined,
+    nameTextStyle: mutedText,
+    nameGap: 10,
+    axisLine: { show: false },
+    axisTick: { show: false },
+    axisLabel: { ...mutedText, formatter: (value: number) => (unit === '%' ? `${compactNumber(value)}%` : compactNumber(value)) },
+    splitLine: { lineStyle: { color: inkSentinel('grid') } },
+  };
+}
+
+function categoryAxis(categories: string[], narrow: boolean): Option {
+  return {
+    type: 'category',
+    data: categories,
+    axisLine: { lineStyle: { color: inkSentinel('axis') } },
+    axisTick: { show: false },
+    axisLabel: { ...mutedText, hideOverlap: true, ...(narrow ? { interval: 'auto' } : {}) },
+  };
+}
+
+export interface ChartLayout {
+  width: number;
+  height: number;
+}
+
+/** Which generated series a block's series turn into, per kind. */
+function cartesianSeries(block: ChartBlock, kind: ChartKind): Option[] {
+  const stacked = block.stacked ?? kind === 'barStacked';
+  const many = (block.categories?.length ?? 0) > 40;
+  return (block.series ?? []).map((series, index) => {
+    const color = seriesColor(series.tone, index);
+    const common: Option = { name: series.name, data: series.data, color, emphasis: { disabled: true } };
+    if (stacked) common.stack = 'total';
+    switch (kind) {
+      case 'line':
+      case 'area':
+        return {
+          ...common,
+          type: 'line',
+          showSymbol: !many && series.data.length <= 31,
+          symbolSize: 5,
+          lineStyle: { width: 2, color },
+          itemStyle: { color },
+          ...(kind === 'area' ? { areaStyle: { opacity: stacked ? 0.35 : 0.16, color } } : {}),
+        };
+      case 'scatter':
+        return { ...common, type: 'scatter', symbolSize: 9, itemStyle: { color, opacity: 0.85 } };
+      default: {
+        const horizontal = kind === 'barHorizontal';
+        return {
+          ...common,
+          type: 'bar',
+          barMaxWidth: 28,
+          itemStyle: { color, borderRadius: stacked ? 0 : horizontal ? [0, 3, 3, 0] : [3, 3, 0, 0] },
+        };
+      }
+    }
+  });
+}
+
+function chartKindOf(block: ChartBlock): ChartKind {
+  return block.kind ?? 'bar';
+}
+
+/** Category names for kinds that plot one value per category (pie, donut, funnel). */
+function sliceNames(block: ChartBlock, count: number): string[] {
+  return Array.from({ length: count }, (_, index) => block.categories?.[index] ?? `Item ${index + 1}`);
+}
+
+function sliceData(block: ChartBlock): Array<{ name: string; value: number; itemStyle: Option }> {
+  const first = block.series?.[0];
+  const values = first?.data ?? [];
+  const names = sliceNames(block, values.length);
+  const slices: Array<{ name: string; value: number; itemStyle: Option }> = [];
+  values.forEach((value, index) => {
+    if (value === null) return;
+    slices.push({ name: names[index] ?? '', value, itemStyle: { color: seriesSentinel(index) } });
+  });
+  return slices;
+}
+
+function pieOption(block: ChartBlock, layout: ChartLayout, donut: boolean): Option {
+  const slices = sliceData(block);
+  const narrow = layout.width < 420;
+  const showLegend = block.legend ?? narrow;
+  const total = slices.reduce((sum, slice) => sum + slice.value, 0);
+  const radius = narrow ? 36 : 40;
+  return {
+    ...baseOption(),
+    legend: legendOption(showLegend, 'bottom'),
+    title: donut
+      ? {
+          text: compactNumber(total),
+          subtext: block.unit ?? 'total',
+          left: 'center',
+          top: showLegend ? '38%' : '42%',
+          textAlign: 'center',
+          textStyle: { ...textStyle, fontSize: 22, fontWeight: 600 },
+          subtextStyle: mutedText,
+          itemGap: 4,
+        }
+      : undefined,
+    series: [
+      {
+        type: 'pie',
+        name: block.series?.[0]?.name,
+        radius: donut ? [`${radius + 10}%`, `${radius + 28}%`] : ['0%', `${radius + 26}%`],
+        center: ['50%', showLegend ? '45%' : '50%'],
+        data: slices,
+        emphasis: { disabled: true },
+        itemStyle: { borderColor: inkSentinel('surface'), borderWidth: 2, borderRadius: donut ? 4 : 2 },
+        label: narrow
+          ? { show: false }
+          : { show: true, color: inkSentinel('text'), fontFamily: FONT_FAMILY, fontSize: 11, formatter: '{b}  {d}%' },
+        labelLine: { lineStyle: { color: inkSentinel('axis') }, length: 8, length2: 8 },
+      },
+    ],
+  };
+}
+
+function funnelOption(block: ChartBlock, layout: ChartLayout): Option {
+  const slices = sliceData(block).sort((a, b) => b.value - a.value);
+  return {
+    ...baseOption(),
+    legend: legendOption(block.legend ?? false, 'bottom'),
+    series: [
+      {
+        type: 'funnel',
+        name: block.series?.[0]?.name,
+        left: '10%',
+        right: '10%',
+        top: 8,
+        bottom: block.legend ? 36 : 8,
+        minSize: '12%',
+        gap: 3,
+        data: slices,
+        emphasis: { disabled: true },
+        itemStyle: { borderColor: inkSentinel('surface'), borderWidth: 1 },
+        label: {
+          show: true,
+          position: layout.width < 420 ? 'inside' : 'inside',
+          color: '#ffffff',
+          fontFamily: FONT_FAMILY,
+          fontSize: 12,
+          formatter: (params: { name: string; value: number }) => `${params.name}  ${withUnit(params.value, block.unit)}`,
+        },
+      },
+    ],
+  };
+}
+
+function radarOption(block: ChartBlock, layout: ChartLayout): Option {
+  const series = block.series ?? [];
+  const categories = block.categories ?? [];
+  let max = 0;
+  for (const item of series) for (const value of item.data) if (value !== null && value > max) max = value;
+  const showLegend = block.legend ?? series.length > 1;
+  return {
+    ...baseOption(),
+    legend: legendOption(showLegend, 'bottom'),
+    radar: {
+      indicator: categories.map((name) => ({ name, max: niceCeiling(max) })),
+      radius: layout.width < 420 ? '58%' : '66%',
+      center: ['50%', showLegend ? '46%' : '50%'],
+      axisName: { color: inkSentinel('muted'), fontFamily: FONT_FAMILY, fontSize: 11 },
+      axisLine: { lineStyle: { color: inkSentinel('axis') } },
+      splitLine: { lineStyle: { color: inkSentinel('grid') } },
+      splitArea: { show: false },
+    },
+    series: [
+      {
+        type: 'radar',
+        emphasis: { disabled: true },
+        symbolSize: 4,
+        data: series.map((item, index) => {
+          const color = seriesColor(item.tone, index);
+          return {
+            name: item.name,
+            value: item.data.map((value) => value ?? 0),
+            lineStyle: { color, width: 2 },
+            itemStyle: { color },
+            areaStyle: { color, opacity: 0.14 },
+          };
+        }),
+      },
+    ],
+  };
+}
+
+function niceCeiling(value: number): number {
+  if (value <= 0) return 1;
+  const magnitude = 10 ** Math.floor(Math.log10(value));
+  for (const step of [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) {
+    if (step * magnitude >= value) return step * magnitude;
+  }
+  return 10 * magnitude;
+}
+
+function cartesianOption(block: ChartBlock, kind: ChartKind, layout: ChartLayout): Option {
+  const series = cartesianSeries(block, kind);
+  const showLegend = block.legend ?? series.length > 1;
+  const horizontal = kind === 'barHorizontal';
+  const narrow = layout.width < 420;
+  const categories = block.categories ?? longestSeriesIndexes(block);
+  const categoryAxisOption = categoryAxis(categories, narrow);
+  const valueAxisOption = valueAxis(block.unit);
+  if (horizontal) categoryAxisOption.inverse = true;
+  return {
+    ...baseOption(),
+    legend: legendOption(showLegend),
+    grid: { left: 4, right: horizontal ? 20 : 12, top: showLegend ? 40 : block.unit ? 28 : 12, bottom: 4, containLabel: true },
+    xAxis: horizontal ? valueAxisOption : { ...categoryAxisOption, boundaryGap: kind !== 'line' && kind !== 'area' },
+    yAxis: horizontal ? categoryAxisOption : valueAxisOption,
+    series,
+  };
+}
+
+function longestSeriesIndexes(block: ChartBlock): string[] {
+  const length = Math.max(0, ...(block.series ?? []).map((series) => series.data.length));
+  return Array.from({ length }, (_, index) => String(index + 1));
+}
+
+export function chartOption(block: ChartBlock, layout: ChartLayout): Option {
+  const kind = chartKindOf(block);
+  switch (kind) {
+    case 'pie':
+      return pieOption(block, layout, false);
+    case 'donut':
+      return pieOption(block, layout, true);
+    case 'funnel':
+      return funnelOption(block, layout);
+    case 'radar':
+      return radarOption(block, layout);
+    default:
+      return cartesianOption(block, kind, layout);
+  }
+}
+
+export function chartKind(block: ChartBlock): ChartKind {
+  return chartKindOf(block);
+}
+
+/** Finite values of a heatmap, for the colour scale and the summary. */
+export function heatmapRange(block: HeatmapBlock): { min: number; max: number } | null {
+  let min = Infinity;
+  let max = -Infinity;
+  for (const row of block.values) {
+    for (const value of row) {
+      if (value === null) continue;
+      if (value < min) min = value;
+      if (value > max) max = value;
+    }
+  }
+  return min === Infinity ? null : { min, max };
+}
+
+export function heatmapOption(block: HeatmapBlock, layout: ChartLayout): Option {
+  const data: Array<[number, number, number]> = [];
+  block.values.forEach((row, y) => {
+    row.forEach((value, x) => {
+      if (value !== null && x < block.xLabels.length && y < block.yLabels.length) data.push([x, y, value]);
+    });
+  });
+  const range = heatmapRange(block) ?? { min: 0, max: 1 };
+  const cellWidth = layout.width / Math.max(1, block.xLabels.length);
+  const cellHeight = layout.height / Math.max(1, block.yLabels.length);
+  const showLabels = cellWidth >= 34 && cellHeight >= 20;
+  return {
+    ...baseOption(),
+    grid: { left: 4, right: 8, top: 8, bottom: 4, containLabel: true },
+    xAxis: { ...categoryAxis(block.xLabels, layout.width < 420), splitArea: { show: false }, axisLine: { show: false } },
+    yAxis: { ...categoryAxis(block.yLabels, false), inverse: true, axisLine: { show: false } },
+    visualMap: {
+      show: false,
+      min: range.min,
+      max: range.max === range.min ? range.min + 1 : range.max,
+      calculable: false,
+      inRange: { opacity: [0.1, 1] },
+      // The colour stays a sentinel; only opacity varies, so the theme decides the hue.
+      target: { inRange: { opacity: [0.1, 1] } },
+    },
+    series: [
+      {
+        type: 'heatmap',
+        data,
+        emphasis: { disabled: true },
+        itemStyle: { color: toneSentinel('info'), borderColor: inkSentinel('surface'), borderWidth: 2, borderRadius: 3 },
+        label: showLabels ? { show: true, color: inkSentinel('text'), fontFamily: FONT_FAMILY, fontSize: 11, formatter: (params: { value: [number, number, number] }) => compactNumber(params.value[2]) } : { show: false },
+      },
+    ],
+  };
+}
+
+export function gaugeBounds(block: GaugeBlock): { min: number; max: number } {
+  const min = block.min ?? 0;
+  const max = block.max ?? (block.unit === '%' ? 100 : Math.max(100, niceCeiling(block.value)));
+  return max > min ? { min, max } : { min, max: min + 1 };
+}
+
+export function gaugeOption(block: GaugeBlock, layout: ChartLayout): Option {
+  const { min, max } = gaugeBounds(block);
+  const span = max - min;
+  const bands = [...(block.bands ?? [])].sort((a, b) => a.upTo - b.upTo);
+  const bandStops: Array<[number, string]> = bands.map((band) => [Math.min(1, Math.max(0, (band.upTo - min) / span)), toneSentinel(band.tone)]);
+  if (bandStops.length > 0 && (bandStops[bandStops.length - 1]?.[0] ?? 1) < 1) bandStops.push([1, inkSentinel('track')]);
+  const tone = block.tone ?? toneForValue(block.value, bands) ?? 'info';
+  const thickness = Math.round(Math.max(10, Math.min(layout.width, layout.height) / 14));
+  const hasBands = bandStops.length > 0;
+  return {
+    ...baseOption(),
+    series: [
+      {
+        type: 'gauge',
+        min,
+        max,
+        startAngle: 215,
+        endAngle: -35,
+        radius: '92%',
+        center: ['50%', '56%'],
+        splitNumber: 5,
+        axisLine: { lineStyle: { width: hasBands ? Math.round(thickness / 2.5) : thickness, color: hasBands ? bandStops : [[1, inkSentinel('track')]] } },
+        progress: { show: true, width: thickness, roundCap: !hasBands, itemStyle: { color: toneSentinel(tone) } },
+        pointer: { show: false },
+        anchor: { show: false },
+        axisTick: { show: false },
+        splitLine: { show: false },
+        axisLabel: { show: false },
+        title: { show: Boolean(block.label), offsetCenter: [0, '38%'], color: inkSentinel('muted'), fontFamily: FONT_FAMILY, fontSize: 12 },
+        detail: {
+          valueAnimation: false,
+          offsetCenter: [0, '2%'],
+          color: inkSentinel('text'),
+          fontFamily: FONT_FAMILY,
+          fontSize: Math.round(Math.max(20, Math.min(40, layout.height / 6))),
+          fontWeight: 600,
+          formatter: () => withUnit(block.value, block.unit),
+        },
+        data: [{ value: Math.min(max, Math.max(min, block.value)), name: block.label ?? '' }],
+      },
+    ],
+  };
+}
+
+/** The tone of the band the value falls in, when the block gives bands but no tone. */
+function toneForValue(value: number, bands: ReadonlyArray<{ upTo: number; tone: Tone }>): Tone | undefined {
+  for (const band of bands) if (value <= band.upTo) return band.tone;
+  return bands[bands.length - 1]?.tone;
+}

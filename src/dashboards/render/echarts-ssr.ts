@@ -1,0 +1,44 @@
+/**
+ * Apache ECharts rendered to an SVG string on the server (no DOM, no client script). One chart instance
+ * per render, disposed at once: instances hold state that must not leak between dashboards.
+ */
+import * as echarts from 'echarts';
+
+export interface ChartSize {
+  width: number;
+  height: number;
+}
+
+export type ChartRender = { ok: true; svg: string } | { ok: false; reason: string };
+
+/** Attributes that only serve ECharts' own client-side interaction; dropped to keep pages small. */
+const INTERACTION_ATTRIBUTES = / (?:ecmeta_[a-z_]+|pointer-events|class)="[^"]*"/g;
+/** The hover rules ECharts emits for its client runtime, which a static page never loads. */
+const HOVER_STYLE = /<style\s*>[\s\S]*?<\/style>/g;
+/** An `href` on an SVG element (ECharts' graphic images): kept only for data images and http(s). */
+const SVG_HREF = / (?:xlink:)?href="([^"]*)"/g;
+
+function keepSafeHref(match: string, url: string): string {
+  return /^(?:data:image\/(?:png|gif|jpeg|webp);|https?:\/\/)/i.test(url) ? match : '';
+}
+
+function tidy(svg: string): string {
+  return svg
+    .replace(HOVER_STYLE, '')
+    .replace(INTERACTION_ATTRIBUTES, '')
+    .replace(SVG_HREF, keepSafeHref)
+    .replace(/^<svg width="\d+" height="\d+"/, '<svg aria-hidden="true" focusable="false" preserveAspectRatio="xMidYMid meet"');
+}
+
+export function renderEChartsSvg(option: Record<string, unknown>, size: ChartSize): ChartRender {
+  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: size.width, height: size.height });
+  try {
+    chart.setOption(option);
+    return { ok: true, svg: tidy(chart.renderToSVGString()) };
+  } catch (error) {
+    // A hand-written `option` can be something ECharts refuses; the rest of the page still renders.
+    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+  } finally {
+    chart.dispose();
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Escaping for everything a spec can put on a page. Every string from a spec reaches the HTML through
+ * one of these functions; nothing is concatenated raw.
+ */
+
+const HTML_SPECIAL = /[&<>"']/;
+const HTML_SPECIAL_GLOBAL = /[&<>"']/g;
+const ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Embedding, override and isolate controls: a stray one can reorder the text around it (spoofing). */
+const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/;
+
+function replaceEntity(character: string): string {
+  return ENTITY[character] ?? character;
+}
+
+/** Escapes for attribute values and for text where bidi isolation is not needed (titles, numbers). */
+export function escapeAttr(value: string): string {
+  return HTML_SPECIAL.test(value) ? value.replace(HTML_SPECIAL_GLOBAL, replaceEntity) : value;
+}
+
+/**
+ * Escapes text content. A string carrying bidi controls is wrapped in `<bdi>`, so an override such as
+ * U+202E cannot flip the labels and numbers that follow it on the page.
+ */
+export function escapeHtml(value: string): string {
+  const escaped = escapeAttr(value);
+  return BIDI_CONTROL.test(value) ? `<bdi>${escaped}</bdi>` : escaped;
+}
+
+/** Text of a string-or-number field. */
+export function escapeScalar(value: string | number | null | undefined): string {
+  if (value === null || value === undefined) return '';
+  return typeof value === 'number' ? formatNumber(value) : escapeHtml(value);
+}
+
+const numberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+const smallNumberFormat = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 3 });
+
+/** Thousands separators, at most two decimals (three significant digits for values below 1). */
+export function formatNumber(value: number): string {
+  if (!Number.isFinite(value)) return String(value);
+  if (Number.isInteger(value) && Math.abs(value) < 1e21) return numberFormat.format(value);
+  return Math.abs(value) < 1 ? smallNumberFormat.format(value) : numberFormat.format(value);
+}
+
+const ALLOWED_SCHEMES = new Set(['http', 'https', 'mailto']);
+const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
+
+/**
+ * The URL if a browser would treat it as http(s), mailto or relative; otherwise null. Mirrors the URL
+ * parser's leniency: it drops tabs and newlines anywhere and control characters at the start, so
+ * "java\tscript:" and " javascript:" are recognised as the scheme they are.
+ */
+export function safeUrl(value: string | undefined | null): string | null {
+  if (!value) return null;
+  const normalised = value.replace(/[\t\n\r]/g, '').replace(/^[\u0000-\u0020]+/, '');
+  if (normalised.length === 0) return null;
+  const scheme = SCHEME.exec(normalised);
+  if (scheme) return ALLOWED_SCHEMES.has((scheme[1] ?? '').toLowerCase()) ? normalised : null;
+  // A colon before any slash, question mark or hash would be read as a scheme by some parsers.
+  const firstColon = normalised.indexOf(':');
+  if (firstColon !== -1) {
+    const boundary = normalised.search(/[/?#]/);
+    if (boundary === -1 || firstColon < boundary) return null;
+  }
+  return normalised;
+}
+
+/** True for URLs that leave the page's origin: they get rel="noopener noreferrer". */
+export function isExternalUrl(url: string): boolean {
+  return /^(?:https?:)?\/\//i.test(url) || /^mailto:/i.test(url);
+}
+
+/** `<a>` attributes for a vetted URL. */
+export function linkAttributes(url: string): string {
+  return isExternalUrl(url) ? `href="${escapeAttr(url)}" rel="noopener noreferrer nofollow"` : `href="${escapeAttr(url)}"`;
+}

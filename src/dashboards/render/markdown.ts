@@ -1,0 +1,54 @@
+/**
+ * Markdown of prose and callout blocks: CommonMark plus tables, with raw HTML off (any tag is shown as
+ * text), links and images limited to http(s), mailto and relative URLs, and fenced code highlighted on
+ * the server like code blocks.
+ */
+import MarkdownIt from 'markdown-it';
+import { highlightToHtml } from './code-highlight.js';
+import { isExternalUrl, safeUrl } from './escape.js';
+
+const markdown = new MarkdownIt({
+  html: false,
+  linkify: true,
+  typographer: true,
+  highlight(code, language) {
+    const { html } = highlightToHtml(code, language.trim() || undefined);
+    return `<pre class="md-code"><code>${html}</code></pre>`;
+  },
+});
+
+markdown.validateLink = (url: string) => safeUrl(url) !== null;
+
+const defaultLinkOpen = markdown.renderer.rules.link_open;
+markdown.renderer.rules.link_open = (tokens, index, options, env, self) => {
+  const token = tokens[index];
+  const href = token?.attrGet('href');
+  if (token && href && isExternalUrl(href)) token.attrSet('rel', 'noopener noreferrer nofollow');
+  return defaultLinkOpen ? defaultLinkOpen(tokens, index, options, env, self) : self.renderToken(tokens, index, options);
+};
+
+const defaultImage = markdown.renderer.rules.image;
+markdown.renderer.rules.image = (tokens, index, options, env, self) => {
+  tokens[index]?.attrSet('loading', 'lazy');
+  return defaultImage ? defaultImage(tokens, index, options, env, self) : self.renderToken(tokens, index, options);
+};
+
+// The page has h1 (dashboard) and h2 (sections); a markdown "# Heading" becomes h2 and so on down.
+function demoteHeading(tag: string): string {
+  const level = Number(tag.slice(1));
+  return `h${Math.min(6, level + 1)}`;
+}
+markdown.core.ruler.push('demote_headings', (state) => {
+  for (const token of state.tokens) {
+    if (token.type === 'heading_open' || token.type === 'heading_close') token.tag = demoteHeading(token.tag);
+  }
+});
+
+export function renderMarkdown(source: string): string {
+  return markdown.render(source);
+}
+
+/** Single-line markdown (no paragraphs), for short fields that allow emphasis and links. */
+export function renderInlineMarkdown(source: string): string {
+  return markdown.renderInline(source);
+}

@@ -1,0 +1,153 @@
+/**
+ * The page body of one dashboard: header (title, subtitle, meta, highlights, agent context), then
+ * sections of blocks on a grid (`layout: grid`, the default) or as a document (`layout: report`).
+ */
+import type { Block, DashboardSpec, Section } from '../spec-schema.js';
+import { placementStyle, widthShare } from './block-frame.js';
+import { escapeAttr, escapeHtml, escapeScalar } from './escape.js';
+import { RenderContext } from './render-context.js';
+import { renderBlock } from './render-block.js';
+import { toneClass } from './tone.js';
+
+/** Content width of the page on a laptop and of the report column, in CSS pixels (see styles.ts). */
+export const PAGE_CONTENT_WIDTH = 1216;
+export const REPORT_CONTENT_WIDTH = 760;
+/** Border and padding of a block card on each side. */
+const CARD_INSET = 19;
+const GAP_PIXELS = { none: 0, xs: 4, sm: 8, md: 16, lg: 24, xl: 36 } as const;
+const DEFAULT_COLUMNS = 24;
+
+export interface DashboardMeta {
+  version: number;
+  updatedAt: string;
+}
+
+export interface RenderedDashboard {
+  title: string;
+  /** The `<main>` content. */
+  html: string;
+  /** CSP sources for the inline scripts of html blocks. */
+  frameScriptHashes: string[];
+}
+
+const dateFormat = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
+
+export function formatTimestamp(iso: string): string {
+  const time = Date.parse(iso);
+  return Number.isNaN(time) ? iso : `${dateFormat.format(time)} UTC`;
+}
+
+export function timeElement(iso: string): string {
+  return `<time datetime="${escapeAttr(iso)}" data-relative>${escapeHtml(formatTimestamp(iso))}</time>`;
+}
+
+function renderHeader(spec: DashboardSpec, meta: DashboardMeta): string {
+  const parts: string[] = [];
+  const kicker = [spec.group ? `<span class="dash-group">${escapeHtml(spec.group)}</span>` : '', `<span>Updated ${timeElement(meta.updatedAt)}</span>`]
+    .filter(Boolean)
+    .join('<span class="sep" aria-hidden="true">·</span>');
+  parts.push(`<div class="dash-kicker">${kicker}</div>`);
+  parts.push(`<h1 class="dash-title">${escapeHtml(spec.title)}</h1>`);
+  if (spec.subtitle) parts.push(`<p class="dash-subtitle">${escapeHtml(spec.subtitle)}</p>`);
+  if (spec.meta && spec.meta.length > 0) {
+    const items = spec.meta
+      .map((item) => `<div class="meta-item${toneClass(item.tone)}"><dt>${escapeHtml(item.label)}</dt><dd>${escapeHtml(item.value)}</dd></div>`)
+      .join('');
+    parts.push(`<dl class="dash-meta">${items}</dl>`);
+  }
+  if (spec.highlights && spec.highlights.length > 0) {
+    const items = spec.highlights
+      .map((item) => `<div class="hl${toneClass(item.tone)}"><div class="hl-label">${escapeHtml(item.label)}</div><div class="hl-value">${escapeScalar(item.value)}</div></div>`)
+      .join('');
+    parts.push(`<div class="highlights" style="--hl-count:${spec.highlights.length}">${items}</div>`);
+  }
+  if (spec.svc) {
+    const context = spec.svc;
+    const bits = [
+      context.agent ? `Published by <strong>${escapeHtml(context.agent)}</strong>` : 'Published by an agent',
+      context.sessionId ? `session <code>${escapeHtml(context.sessionId)}</code>` : '',
+      context.projectId ? `project <code>${escapeHtml(context.projectId)}</code>` : '',
+    ].filter(Boolean);
+    parts.push(
+      `<div class="dash-agent"><p>${bits.join('<span class="sep" aria-hidden="true">·</span>')}</p>` +
+        (context.context ? `<details class="dash-context"><summary>How this was made</summary><p>${escapeHtml(context.context)}</p></details>` : '') +
+        `</div>`,
+    );
+  }
+  return `<header class="dash-head${toneClass(spec.tone ?? 'accent')}">${parts.join('')}</header>`;
+}
+
+function gridStyle(section: Section, columns: number): string {
+  const styles = [`--cols:${columns}`, `--gap:${GAP_PIXELS[section.gap ?? 'md']}px`];
+  if (section.rowHeight !== undefined) styles.push(`grid-auto-rows:minmax(${section.rowHeight}px,auto)`);
+  if (section.align !== undefined) styles.push(`align-items:${section.align}`);
+  if (section.dense) styles.push('grid-auto-flow:row dense');
+  return styles.join(';');
+}
+
+function blockContentWidth(block: Block, columns: number, gap: number): number {
+  const share = widthShare(block, columns);
+  return share * (PAGE_CONTENT_WIDTH + gap) - gap - CARD_INSET * 2;
+}
+
+function renderSection(section: Section, index: number, layout: 'grid' | 'report', context: RenderContext): string {
+  const id = section.id ?? `section-${index + 1}`;
+  const headingId = context.nextId('section');
+  const classes = ['sec'];
+  if (section.only) classes.push(`only-${section.only}`);
+  const head =
+    section.title || section.note
+      ? `<div class="sec-head">${section.title ? `<h2 class="sec-title" id="${headingId}">${escapeHtml(section.title)}</h2>` : ''}${
+          section.note ? `<p class="sec-note">${escapeHtml(section.note)}</p>` : ''
+        }</div>`
+      : '';
+  const blocks = (section.blocks ?? []).filter((block) => !block.hidden);
+  const rendered: string[] = [];
+  if (layout === 'report') {
+    for (const block of blocks) {
+      context.placement = { layout, contentWidth: REPORT_CONTENT_WIDTH - CARD_INSET * 2 };
+      rendered.push(renderBlock(block, context, undefined));
+    }
+  } else {
+    const columns = Math.min(24, Math.max(1, section.columns ?? DEFAULT_COLUMNS));
+    const gap = GAP_PIXELS[section.gap ?? 'md'];
+    for (const block of blocks) {
+      context.placement = { layout, contentWidth: blockContentWidth(block, columns, gap) };
+      rendered.push(renderBlock(block, context, placementStyle(block, { columns })));
+    }
+    const body = `<div class="grid" style="${gridStyle(section, columns)}">${rendered.join('')}</div>`;
+    return `<section class="${classes.join(' ')}" id="${escapeAttr(id)}"${section.title ? ` aria-labelledby="${headingId}"` : ''}>${head}${body}</section>`;
+  }
+  const body = `<div class="flow">${rendered.join('')}</div>`;
+  return `<section class="${classes.join(' ')}" id="${escapeAttr(id)}"${section.title ? ` aria-labelledby="${headingId}"` : ''}>${head}${body}</section>`;
+}
+
+/** A contents list for reports with several titled sections. */
+function renderContents(sections: readonly Section[]): string {
+  const entries = sections
+    .map((section, index) => ({ section, index }))
+    .filter(({ section }) => section.title && !section.hidden && section.only !== 'print');
+  if (entries.length < 3) return '';
+  const items = entries
+    .map(({ section, index }) => `<li><a href="#${escapeAttr(section.id ?? `section-${index + 1}`)}">${escapeHtml(section.title ?? '')}</a></li>`)
+    .join('');
+  return `<nav class="toc only-screen" aria-label="Contents"><h2 class="toc-title">Contents</h2><ol>${items}</ol></nav>`;
+}
+
+export function renderDashboard(spec: DashboardSpec, meta: DashboardMeta): RenderedDashboard {
+  const context = new RenderContext();
+  const layout = spec.layout ?? 'grid';
+  const sections = spec.sections ?? [];
+  const parts: string[] = [renderHeader(spec, meta)];
+  if (layout === 'report') parts.push(renderContents(sections));
+  sections.forEach((section, index) => {
+    if (!section.hidden) parts.push(renderSection(section, index, layout, context));
+  });
+  if (sections.length === 0) parts.push('<p class="empty-note">This dashboard has no sections yet.</p>');
+  parts.push(`<footer class="dash-foot">Version ${meta.version}<span class="sep" aria-hidden="true">·</span>Updated ${timeElement(meta.updatedAt)}</footer>`);
+  return {
+    title: spec.title,
+    html: `<article class="dash layout-${layout}">${parts.join('')}</article>`,
+    frameScriptHashes: [...context.frameScriptHashes],
+  };
+}
