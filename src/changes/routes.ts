@@ -139,13 +139,17 @@ export function changeRequestRoutes(app: FastifyInstance, services: Services): v
         tags,
         summary: 'Merge: manifest gate, then fast-forward or a three-way merge commit, landed by compare-and-swap',
         params: ChangeRequestParams,
-        body: Type.Optional(MergeBody),
+        body: MergeBody,
         response: { 200: MergeResult, ...errorResponses(400, 401, 403, 404, 409, 422, 502) },
+      },
+      // The body is optional (spec 2: `message` optional): a bodiless POST is the same as `{}`.
+      preValidation: async (request) => {
+        request.body ??= {};
       },
     },
     async (request) => {
       const ctx = await authenticate(services, request);
-      const outcome = await mergeChangeRequest(ctx, { projectId: request.params.id, crRef: request.params.crId, message: request.body?.message });
+      const outcome = await mergeChangeRequest(ctx, { projectId: request.params.id, crRef: request.params.crId, message: request.body.message });
       return { change_request: presentChangeRequest(outcome.row), merge_commit_sha: outcome.mergeCommitSha, fast_forward: outcome.fastForward };
     },
   );
