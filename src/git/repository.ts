@@ -154,12 +154,13 @@ export async function isAncestor(repoPath: string, ancestor: string, descendant:
 
 /** How many commits `head` has that `base` does not (CR_HEAD_NOT_AHEAD when 0). */
 export async function countAhead(repoPath: string, base: string, head: string): Promise<number> {
-  const revisions = [assertRevision(base), assertRevision(head)];
+  const baseRevision = assertRevision(base);
+  const headRevision = assertRevision(head);
   try {
-    const result = await runGit(['rev-list', '--count', `^${revisions[0]}`, revisions[1] ?? ''], { gitDir: repoPath });
+    const result = await runGit(['rev-list', '--count', `^${baseRevision}`, headRevision], { gitDir: repoPath });
     return Number.parseInt(firstLine(result), 10);
   } catch (error) {
-    return explainMissingRevisions(repoPath, revisions, error);
+    return explainMissingRevisions(repoPath, [baseRevision, headRevision], error);
   }
 }
 

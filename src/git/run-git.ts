@@ -123,7 +123,8 @@ function fullArguments(args: readonly string[], gitDir: string | undefined): str
 /** A running git process whose stdout the caller consumes as a stream (smart HTTP). */
 export interface GitProcess {
   readonly child: ChildProcess;
-  readonly stdin: Writable;
+  /** git's stdin; null when started with stdinMode 'ignore' (stdin is /dev/null). */
+  readonly stdin: Writable | null;
   readonly stdout: Readable;
   /** Resolves with the exit code when git exits 0 (or an accepted code); rejects with a typed GitError otherwise. */
   readonly finished: Promise<{ exitCode: number; stderr: string }>;
@@ -148,13 +149,15 @@ export function startGit(
     windowsHide: true,
   });
 
-  let stderr = '';
+  // Kept as bytes and decoded once, so a multi-byte character split across chunks stays intact.
+  const stderrChunks: Buffer[] = [];
   let stderrBytes = 0;
   child.stderr?.on('data', (chunk: Buffer) => {
     if (stderrBytes >= MAX_STDERR_BYTES) return;
     stderrBytes += chunk.length;
-    stderr += chunk.toString('utf8');
+    stderrChunks.push(chunk);
   });
+  const stderrText = (): string => Buffer.concat(stderrChunks).toString('utf8');
   // git may exit without reading all of its input (e.g. upload-pack after an error); that EPIPE is not ours to report.
   child.stdin?.on('error', () => undefined);
 
@@ -181,11 +184,12 @@ export function startGit(
   const finished = new Promise<{ exitCode: number; stderr: string }>((resolve, reject) => {
     child.once('error', (error) => {
       clearTimeout(deadline);
-      reject(new GitError(`could not start git: ${error.message}`, { args, exitCode: null, signal: null, stderr }));
+      reject(new GitError(`could not start git: ${error.message}`, { args, exitCode: null, signal: null, stderr: stderrText() }));
     });
     child.once('close', (exitCode, signal) => {
       clearTimeout(deadline);
       if (graceTimer) clearTimeout(graceTimer);
+      const stderr = stderrText();
       const details: GitErrorDetails = { args, exitCode, signal, stderr };
       if (timedOut) return reject(new GitTimeoutError(timeoutMs, details));
       if (exitCode === 0 || (exitCode !== null && options.okExitCodes?.includes(exitCode))) {
@@ -199,7 +203,8 @@ export function startGit(
 
   return {
     child,
-    stdin: child.stdin as Writable,
+    stdin: child.stdin,
+    // stdout is always 'pipe' above, so Node always creates the stream.
     stdout: child.stdout as Readable,
     finished,
     kill: terminate,
@@ -227,11 +232,14 @@ export async function runGit(args: readonly string[], options: RunGitOptions = {
     chunks.push(chunk);
   });
 
-  if (typeof stdin === 'string' || Buffer.isBuffer(stdin)) {
-    git.stdin.end(stdin);
-  } else if (stdin !== undefined) {
-    stdin.once('error', () => git.kill());
-    stdin.pipe(git.stdin);
+  const gitStdin = git.stdin;
+  if (gitStdin && stdin !== undefined) {
+    if (typeof stdin === 'string' || Buffer.isBuffer(stdin)) {
+      gitStdin.end(stdin);
+    } else {
+      stdin.once('error', () => git.kill());
+      stdin.pipe(gitStdin);
+    }
   }
 
   let outcome: { exitCode: number; stderr: string };

@@ -127,15 +127,17 @@ export async function runService(repoPath: string, service: GitService, options:
     env: options.gitProtocol ? { GIT_PROTOCOL: options.gitProtocol } : {},
     timeoutMs: options.timeoutMs ?? DEFAULT_SERVICE_TIMEOUT_MS,
   });
+  const stdin = git.stdin;
+  if (!stdin) throw new Error('git was started without a stdin pipe');
   const stopGit = (): void => git.kill();
   options.response.once('close', stopGit);
   options.body.once('error', stopGit);
-  options.body.pipe(git.stdin);
+  options.body.pipe(stdin);
   try {
     await Promise.all([pipeline(git.stdout, options.response), git.finished]);
   } finally {
     options.response.off('close', stopGit);
-    options.body.unpipe(git.stdin);
+    options.body.unpipe(stdin);
   }
 }
 
