@@ -596,8 +596,16 @@ function definitionRef<Target>(name: string) {
   return Type.Unsafe<Target>({ $ref: `#/$defs/${name}` });
 }
 
-/** Any block: Ajv picks the branch by `type` (option `discriminator: true`). */
-const blockSchema = Type.Unsafe<Block>({
+/** The block kinds keyed by their `$defs` name, for schemas that embed the block union. */
+export const blockDefinitions: Readonly<Record<string, TSchema>> = Object.fromEntries(
+  BLOCK_KINDS.map((kind) => [blockDefinitionName(kind), blockSchemas[kind]]),
+);
+
+/**
+ * Any block: Ajv picks the branch by `type` (option `discriminator: true`). Its branches are `$ref`s
+ * into `blockDefinitions`, so it is only valid inside a schema that has those `$defs`.
+ */
+export const blockSchema = Type.Unsafe<Block>({
   type: 'object',
   title: 'block',
   discriminator: { propertyName: 'type' },
@@ -607,7 +615,7 @@ const blockSchema = Type.Unsafe<Block>({
 // ---------------------------------------------------------------------------------------------
 // Sections and the document
 
-const sectionSchema = closedObject('section', {
+export const sectionSchema = closedObject('section', {
   id: Optional(text(80)),
   title: Optional(text(200)),
   note: Optional(text(400)),
@@ -623,10 +631,12 @@ const sectionSchema = closedObject('section', {
 
 export type Section = Static<typeof sectionSchema>;
 
-const definitions: Record<string, TSchema> = { section: sectionSchema };
-for (const kind of BLOCK_KINDS) definitions[blockDefinitionName(kind)] = blockSchemas[kind];
-
-/** The whole document, self-contained: blocks and sections are in its `$defs`. */
+/**
+ * The whole document, self-contained: sections and block kinds are in its `$defs`.
+ * Validate documents with validateDashboardSpec (validate-spec.ts), not by handing this schema to
+ * another Ajv instance: it needs the `discriminator` option and the depth keyword, and Fastify's
+ * default Ajv settings (removeAdditional, coerceTypes) would rewrite the document instead of rejecting it.
+ */
 export const dashboardSpecSchema = Type.Object(
   {
     slug: Type.String({ minLength: 1, maxLength: 80, pattern: SLUG_PATTERN }),
@@ -649,7 +659,7 @@ export const dashboardSpecSchema = Type.Object(
     highlights: Optional(list(closedObject('highlight', { label: text(80), value: Scalar, tone: Optional(Tone) }), 4)),
     sections: Optional(Type.Array(definitionRef<Section>('section'))),
   },
-  { additionalProperties: false, title: 'dashboard spec', $defs: definitions },
+  { additionalProperties: false, title: 'dashboard spec', $defs: { section: sectionSchema, ...blockDefinitions } },
 );
 
 export type DashboardSpec = Static<typeof dashboardSpecSchema>;

@@ -249,6 +249,20 @@ describe('many violations', () => {
     expect(elapsed).toBeLessThan(2000);
   });
 
+  it('stays linear with many failing sections and blocks', () => {
+    // Regression: gathering errors per `$ref` call made 160,000 bad blocks take minutes.
+    const sections = Array.from({ length: 1000 }, () => ({ gap: 'huge', blocks: Array.from({ length: 100 }, () => ({ type: 'stat' })) }));
+    const started = performance.now();
+    const result = validateDashboardSpec({ slug: 'a', title: 'A', sections });
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(result.ok ? 0 : result.total).toBe(1000 + 1000 * 100 * 2);
+    expect(result.ok ? [] : result.issues.slice(0, 3)).toEqual([
+      { path: '/sections/0/gap', message: 'must be one of: none, xs, sm, md, lg, xl (got "huge").' },
+      { path: '/sections/0/blocks/0', message: 'required property "label" is missing.' },
+      { path: '/sections/0/blocks/0', message: 'required property "value" is missing.' },
+    ]);
+  });
+
   it('counts merged issues once in the total', () => {
     const result = validateDashboardSpec(specWithBlocks({ ...validBlocks.stat, span: 30.5 }, { ...validBlocks.stat, span: 0.5 }));
     expect(result.ok ? 0 : result.total).toBe(2);

@@ -2,8 +2,8 @@
  * Validates a dashboard spec (spec 1) and explains every violation so that a person, or an agent fixing
  * its own document, knows exactly what to change.
  *
- * The Ajv validator is compiled once at module load. A valid document costs one pass of generated code;
- * messages are only built when there are errors, and only for the first MAX_ISSUES of them.
+ * The Ajv validators are compiled once at module load. A valid document costs one pass of generated
+ * code; messages are only built when there are errors, and only for the first MAX_ISSUES of them.
  */
 import { Ajv, type AnySchemaObject, type ErrorObject } from 'ajv';
 import formatsPlugin from 'ajv-formats';
@@ -12,7 +12,10 @@ import {
   BLOCK_KINDS,
   MAX_DEPTH_KEYWORD,
   SLUG_PATTERN,
+  blockDefinitions,
+  blockSchema,
   dashboardSpecSchema,
+  sectionSchema,
   type DashboardSpec,
 } from './spec-schema.js';
 
@@ -30,7 +33,7 @@ const ajv = new Ajv({
   verbose: true,
   // Messages are written below; skipping Ajv's own keeps the generated code lean.
   messages: false,
-  // One function per `$defs` entry (see spec-schema.ts): small enough for V8 to optimize.
+  // One function per block kind (see spec-schema.ts): small enough for V8 to optimize.
   inlineRefs: false,
 });
 // ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
@@ -43,11 +46,37 @@ ajv.addKeyword({
   validate: (maxDepth: number, data: unknown) => !nestsDeeperThan(data, maxDepth),
 });
 
-const validateSpec = ajv.compile<DashboardSpec>(dashboardSpecSchema);
+/**
+ * The document is checked in three kinds of pieces: the top level, each section without its blocks,
+ * each block. Ajv gathers the errors of a `$ref`'d schema by concatenating arrays, so one validator
+ * over a document with many failing sections or blocks is quadratic (160,000 bad blocks took minutes);
+ * here every error list stays per piece and is read once.
+ */
+function withPropertyUnchecked(schema: { properties: object }, property: string): Record<string, unknown> {
+  const piece: Record<string, unknown> = { ...schema, properties: { ...schema.properties, [property]: { type: 'array' } } };
+  delete piece.$defs;
+  return piece;
+}
+
+const validateTopLevel = ajv.compile(withPropertyUnchecked(dashboardSpecSchema, 'sections'));
+const validateSection = ajv.compile(withPropertyUnchecked(sectionSchema, 'blocks'));
+const validateBlock = ajv.compile({ ...blockSchema, $defs: blockDefinitions });
 
 export function validateDashboardSpec(doc: unknown): DashboardSpecValidation {
-  if (validateSpec(doc)) return { ok: true, spec: doc };
-  return { ok: false, ...toIssues(validateSpec.errors ?? []) };
+  const collector = new IssueCollector();
+  if (!validateTopLevel(doc)) collector.add('', validateTopLevel.errors);
+  const sections = isPlainObject(doc) && Array.isArray(doc.sections) ? doc.sections : [];
+  sections.forEach((section: unknown, sectionIndex) => {
+    const sectionPath = `/sections/${sectionIndex}`;
+    if (!validateSection(section)) collector.add(sectionPath, validateSection.errors);
+    const blocks = isPlainObject(section) && Array.isArray(section.blocks) ? section.blocks : [];
+    blocks.forEach((block: unknown, blockIndex) => {
+      if (!validateBlock(block)) collector.add(`${sectionPath}/blocks/${blockIndex}`, validateBlock.errors);
+    });
+  });
+  // Every piece of the document passed its part of dashboardSpecSchema, so the whole conforms.
+  if (collector.total === 0) return { ok: true, spec: doc as DashboardSpec };
+  return { ok: false, issues: collector.issues, total: collector.total };
 }
 
 /**
@@ -72,26 +101,33 @@ function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
 type AjvError = ErrorObject<string, Record<string, unknown>, unknown>;
 
 /**
- * One issue per Ajv error, except where Ajv reports one mistake twice: a number that breaks both its
- * type and its bounds, an empty string that also fails a pattern, or an object in a union that is not
- * even close to the object branch.
- * Those errors are adjacent in Ajv's output, so comparing with the previous one suffices.
+ * Turns Ajv errors into issues: one per error, except where Ajv reports one mistake twice (a number
+ * that breaks both its type and its bounds, an empty string that also fails a pattern, an object in a
+ * union that is not even close to the object branch). Such errors are adjacent in Ajv's output, so
+ * comparing with the previous one suffices.
  */
-function toIssues(errors: readonly AjvError[]): { issues: Issue[]; total: number } {
-  const issues: Issue[] = [];
-  let total = 0;
-  let previousMergeKey: string | undefined;
-  for (const error of errors) {
-    const mergeKey = mergeKeyOf(error);
-    if (mergeKey !== undefined && mergeKey === previousMergeKey) continue;
-    previousMergeKey = mergeKey;
-    total += 1;
-    if (issues.length < MAX_ISSUES) issues.push({ path: pathOf(error), message: messageOf(error) });
+class IssueCollector {
+  readonly issues: Issue[] = [];
+  total = 0;
+  private readonly isStranger = strangerCheck();
+
+  /** `prefix` is the pointer of the piece the errors are about; their paths are relative to it. */
+  add(prefix: string, errors: readonly AjvError[] | null | undefined): void {
+    let previousMergeKey: string | undefined;
+    for (const error of errors ?? []) {
+      const stranger = this.isStranger(error);
+      const mergeKey = mergeKeyOf(error, stranger);
+      if (mergeKey !== undefined && mergeKey === previousMergeKey) continue;
+      previousMergeKey = mergeKey;
+      this.total += 1;
+      if (this.issues.length < MAX_ISSUES) {
+        this.issues.push({ path: prefix + pathOf(error, stranger), message: messageOf(error, stranger) });
+      }
+    }
   }
-  return { issues, total };
 }
 
-function mergeKeyOf(error: AjvError): string | undefined {
+function mergeKeyOf(error: AjvError, stranger: boolean): string | undefined {
   switch (error.keyword) {
     case 'type':
     case 'minimum':
@@ -99,7 +135,7 @@ function mergeKeyOf(error: AjvError): string | undefined {
       return `${error.instancePath}#number`;
     case 'required':
     case 'additionalProperties':
-      return isStrangerToUnion(error) ? `${error.instancePath}#union` : undefined;
+      return stranger ? `${error.instancePath}#union` : undefined;
     // An empty slug breaks minLength and the pattern; "must not be empty" says it all.
     case 'minLength':
       return `${error.instancePath}#empty`;
@@ -110,9 +146,9 @@ function mergeKeyOf(error: AjvError): string | undefined {
   }
 }
 
-function pathOf(error: AjvError): string {
+function pathOf(error: AjvError, stranger: boolean): string {
   const { instancePath, keyword, params } = error;
-  if (keyword === 'additionalProperties' && !isStrangerToUnion(error)) {
+  if (keyword === 'additionalProperties' && !stranger) {
     return `${instancePath}/${escapePointerToken(String(params.additionalProperty))}`;
   }
   if (keyword === 'discriminator' && params.tagValue !== undefined) return `${instancePath}/${String(params.tag)}`;
@@ -123,14 +159,14 @@ function escapePointerToken(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-function messageOf(error: AjvError): string {
+function messageOf(error: AjvError, stranger: boolean): string {
   const { keyword, params, data } = error;
   const schema = error.parentSchema ?? {};
   switch (keyword) {
     case 'required':
-      return isStrangerToUnion(error) ? typeMessage(schema, data) : `required property "${String(params.missingProperty)}" is missing.`;
+      return stranger ? typeMessage(schema, data) : `required property "${String(params.missingProperty)}" is missing.`;
     case 'additionalProperties':
-      if (isStrangerToUnion(error)) return typeMessage(schema, data);
+      if (stranger) return typeMessage(schema, data);
       return (
         `unknown property "${String(params.additionalProperty)}" is not allowed on ${objectName(error)}; ` +
         `allowed: ${propertyNames(schema).join(', ')}.`
@@ -228,21 +264,37 @@ function blockKindMessage(tagValue: unknown): string {
 }
 
 /**
- * An object offered where a union allows "… or an object" (a table value, a statusMatrix cell) that
- * shares no property with that object: the mistake is the value's form, not the object's details.
+ * Whether an error is about an object offered where a union allows "… or an object" (a table value, a
+ * statusMatrix cell) that shares no property with that object: then the mistake is the value's form,
+ * not the object's details. Remembers each object's answer: an object with a million unknown keys
+ * yields a million errors, and scanning its keys for each would be quadratic.
  */
-function isStrangerToUnion(error: AjvError): boolean {
-  const schema = error.parentSchema;
-  if (!schema || !Array.isArray(schema.type) || !isPlainObject(error.data)) return false;
-  const known: Record<string, unknown> = schema.properties ?? {};
-  for (const key in error.data) if (Object.hasOwn(known, key)) return false;
+function strangerCheck(): (error: AjvError) => boolean {
+  const answers = new WeakMap<object, boolean>();
+  return (error) => {
+    const schema = error.parentSchema;
+    const { data } = error;
+    if (!schema || !Array.isArray(schema.type) || !isPlainObject(data)) return false;
+    if (error.keyword !== 'required' && error.keyword !== 'additionalProperties') return false;
+    let answer = answers.get(data);
+    if (answer === undefined) {
+      answer = sharesNoKey(data, schema.properties ?? {});
+      answers.set(data, answer);
+    }
+    return answer;
+  };
+}
+
+function sharesNoKey(data: Record<string, unknown>, known: Record<string, unknown>): boolean {
+  for (const key in data) if (Object.hasOwn(known, key)) return false;
   return true;
 }
 
 function objectName(error: AjvError): string {
   const title = error.parentSchema?.title;
-  if (error.instancePath === '') return 'the dashboard spec';
-  return typeof title === 'string' ? withArticle(title) : 'this object';
+  if (typeof title !== 'string') return 'this object';
+  // There is one document; "a dashboard spec" would suggest there could be several.
+  return title === 'dashboard spec' ? `the ${title}` : withArticle(title);
 }
 
 function propertyNames(schema: AnySchemaObject): string[] {
