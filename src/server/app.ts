@@ -7,6 +7,8 @@ import { userRoutes } from '../accounts/routes/users.js';
 import type { Services } from '../context.js';
 import { changeRequestRoutes } from '../changes/routes.js';
 import { dashboardRoutes } from '../dashboards/routes.js';
+import { webRoutes } from '../web/routes.js';
+import { gitHttpRoutes } from '../git/http-routes.js';
 import { registerErrorHandling } from './error-handler.js';
 import { registerJsonBodyParser } from './json-body.js';
 import { schemaValidatorCompiler } from './validator.js';
@@ -57,6 +59,12 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     dashboardRoutes(scope, services);
     changeRequestRoutes(scope, services);
   });
+  // Its own scope: the git host streams bodies through its own parsers and answers git clients in text.
+  app.register(async (scope) => {
+    gitHttpRoutes(scope, services);
+  });
+  // Its own scope: the web UI parses forms and cookies and answers with HTML pages, errors included.
+  app.register(async (scope) => webRoutes(scope, services));
 
   return app;
 }
