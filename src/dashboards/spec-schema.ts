@@ -9,6 +9,8 @@
  *   A union that includes an object (a table value, a statusMatrix cell) puts the object's keywords
  *   beside the type list; JSON Schema applies them to objects only.
  * - Blocks are a `oneOf` with a `discriminator` on `type`, so Ajv checks a block against its own kind only.
+ * - Sections and block kinds live in `$defs`: Ajv compiles each into its own function (see below), and
+ *   the validator can check a document piece by piece.
  */
 import { Type, type Static, type TProperties, type TSchema } from 'typebox';
 
@@ -171,16 +173,14 @@ const statsItem = closedObject('stats item', {
   ...statFields,
 });
 
-const tableCellFields = {
+const tableCell = closedObject('cell object', {
   value: ScalarOrNull,
   tone: Optional(Tone),
   badge: Optional(Type.Boolean()),
   spark: Optional(list(Type.Number(), 200)),
   href: Optional(Uri),
   bar: Optional(Type.Number({ minimum: 0, maximum: 1 })),
-};
-
-const tableCell = closedObject('cell object', tableCellFields);
+});
 export type TableCell = Static<typeof tableCell>;
 export type TableValue = string | number | null | TableCell;
 

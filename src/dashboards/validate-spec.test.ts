@@ -159,6 +159,13 @@ describe('messages', () => {
     expect(issuesOf({ slug: 'a', title: 'A', 'x/y': 1 })[0]?.path).toBe('/x~1y');
   });
 
+  it('quote unknown property names as JSON, shortened', () => {
+    const [quoted] = issuesOf({ slug: 'a', title: 'A', 'say "hi"\n': 1 });
+    expect(quoted?.message).toMatch(/^unknown property "say \\"hi\\"\\n" is not allowed on the dashboard spec;/);
+    const [long] = issuesOf({ slug: 'a', title: 'A', ['k'.repeat(1000)]: 1 });
+    expect(long?.message).toMatch(/^unknown property "k{60}…" is not allowed/);
+  });
+
   it('come in document order', () => {
     const issues = issuesOf(specWithBlocks({ ...validBlocks.stat, tone: 'x' }, { ...validBlocks.gauge, tone: 'x' }, { ...validBlocks.pills, solid: 'x' }));
     expect(issues.map((issue) => issue.path)).toEqual([

@@ -168,7 +168,7 @@ function messageOf(error: AjvError, stranger: boolean): string {
     case 'additionalProperties':
       if (stranger) return typeMessage(schema, data);
       return (
-        `unknown property "${String(params.additionalProperty)}" is not allowed on ${objectName(error)}; ` +
+        `unknown property ${describe(String(params.additionalProperty))} is not allowed on ${objectName(error)}; ` +
         `allowed: ${propertyNames(schema).join(', ')}.`
       );
     case 'type':
