@@ -6,7 +6,7 @@ import type { Block } from '../spec-schema.js';
 import { escapeAttr, escapeHtml } from './escape.js';
 
 /** Kinds that read as part of the page rather than as cards. */
-const BARE_KINDS = new Set<Block['type']>(['title', 'heading', 'paragraph', 'quote', 'banner', 'footnotes']);
+const BARE_KINDS = new Set<Block['type']>(['title', 'heading', 'paragraph', 'quote', 'banner', 'callout', 'footnotes']);
 /** Kinds whose `align` is a text alignment (left | center) rather than the block's alignment in its row. */
 const TEXT_ALIGN_KINDS = new Set<Block['type']>(['bignumber', 'title', 'heading', 'paragraph', 'quote']);
 

@@ -14,7 +14,9 @@ const ASPECT_CLASS: Record<NonNullable<FigureBlock['aspect']>, string> = {
 
 export function renderFigure(block: FigureBlock): string {
   const url = safeUrl(block.url);
-  const classes = ['fig', ASPECT_CLASS[block.aspect ?? 'auto'], `fit-${block.fit ?? 'contain'}`];
+  // A fixed height wins over the aspect ratio (with both, the browser would derive the width).
+  const aspect = block.height !== undefined ? 'ar-auto' : ASPECT_CLASS[block.aspect ?? 'auto'];
+  const classes = ['fig', aspect, `fit-${block.fit ?? 'contain'}`];
   if (block.plain) classes.push('plain');
   const style = block.height !== undefined ? ` style="height:${block.height}px"` : '';
   const media = url

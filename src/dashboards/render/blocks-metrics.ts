@@ -104,7 +104,7 @@ function percentOf(value: number, total: number): string {
 
 export function renderSegments(block: SegmentsBlock): string {
   const sum = block.segments.reduce((total, segment) => total + Math.max(0, segment.value), 0);
-  const toneStyle = (tone: Tone | undefined, index: number) => (tone ? ` class="t-${tone}"` : ` style="${paletteStyle(index)}"`);
+  const dot = (tone: Tone | undefined, index: number) => (tone ? `<span class="dot t-${tone}"></span>` : `<span class="dot" style="${paletteStyle(index)}"></span>`);
   const description = block.segments.map((segment) => `${segment.label} ${formatNumber(segment.value)} (${percentOf(segment.value, sum)})`).join(', ');
   const bar = block.segments
     .map((segment, index) => {
@@ -117,7 +117,7 @@ export function renderSegments(block: SegmentsBlock): string {
   const legend = block.segments
     .map(
       (segment, index) =>
-        `<li><span class="dot"${toneStyle(segment.tone, index)}></span><span class="seg-label">${escapeHtml(segment.label)}</span>` +
+        `<li>${dot(segment.tone, index)}<span class="seg-label">${escapeHtml(segment.label)}</span>` +
         `<span class="seg-value">${formatNumber(segment.value)}</span><span class="seg-pct">${percentOf(segment.value, sum)}</span></li>`,
     )
     .join('');

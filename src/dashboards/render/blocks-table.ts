@@ -114,7 +114,7 @@ export function renderTable(block: TableBlock, context: RenderContext): string {
   const scrollClass = block.maxHeight !== undefined ? 'tbl-scroll capped' : 'tbl-scroll';
   return (
     `${tools}<div class="${scrollClass}"${scrollStyle} tabindex="0" role="region" aria-label="${escapeAttr(label)}">` +
-    `<table class="${tableClasses}" id="${tableId}"><thead><tr>${head.join('')}</tr></thead><tbody>${body.join('')}</tbody>${foot}</table></div>` +
+    `<table class="${tableClasses}" id="${tableId}" data-sortable><thead><tr>${head.join('')}</tr></thead><tbody>${body.join('')}</tbody>${foot}</table></div>` +
     (block.searchable ? `<p class="tbl-empty" hidden>No rows match.</p>` : '')
   );
 }

@@ -364,8 +364,9 @@ export function gaugeOption(block: GaugeBlock, layout: ChartLayout): Option {
   const bandStops: Array<[number, string]> = bands.map((band) => [Math.min(1, Math.max(0, (band.upTo - min) / span)), toneSentinel(band.tone)]);
   if (bandStops.length > 0 && (bandStops[bandStops.length - 1]?.[0] ?? 1) < 1) bandStops.push([1, inkSentinel('track')]);
   const tone = block.tone ?? toneForValue(block.value, bands) ?? 'info';
-  const thickness = Math.round(Math.max(10, Math.min(layout.width, layout.height) / 14));
+  const thickness = Math.round(Math.max(10, Math.min(layout.width, layout.height) / 13));
   const hasBands = bandStops.length > 0;
+  const valueFontSize = Math.round(Math.max(20, Math.min(40, layout.height / 6.5)));
   return {
     ...baseOption(),
     series: [
@@ -375,24 +376,26 @@ export function gaugeOption(block: GaugeBlock, layout: ChartLayout): Option {
         max,
         startAngle: 215,
         endAngle: -35,
-        radius: '92%',
-        center: ['50%', '56%'],
-        splitNumber: 5,
-        axisLine: { lineStyle: { width: hasBands ? Math.round(thickness / 2.5) : thickness, color: hasBands ? bandStops : [[1, inkSentinel('track')]] } },
-        progress: { show: true, width: thickness, roundCap: !hasBands, itemStyle: { color: toneSentinel(tone) } },
-        pointer: { show: false },
-        anchor: { show: false },
+        radius: '94%',
+        center: ['50%', '57%'],
+        // With bands the arc shows them and a needle shows the value; without, the arc fills up to it.
+        axisLine: { roundCap: !hasBands, lineStyle: { width: hasBands ? Math.round(thickness * 0.7) : thickness, color: hasBands ? bandStops : [[1, inkSentinel('track')]] } },
+        progress: { show: !hasBands, width: thickness, roundCap: true, itemStyle: { color: toneSentinel(tone) } },
+        pointer: hasBands
+          ? { show: true, icon: 'path://M2,0 L4,0 L3.4,100 L0.6,100 Z', length: '62%', width: 6, offsetCenter: [0, 0], itemStyle: { color: inkSentinel('text') } }
+          : { show: false },
+        anchor: hasBands ? { show: true, size: 12, showAbove: true, itemStyle: { color: inkSentinel('surface'), borderColor: inkSentinel('text'), borderWidth: 3 } } : { show: false },
         axisTick: { show: false },
         splitLine: { show: false },
         axisLabel: { show: false },
-        title: { show: Boolean(block.label), offsetCenter: [0, '38%'], color: inkSentinel('muted'), fontFamily: FONT_FAMILY, fontSize: 12 },
+        title: { show: Boolean(block.label), offsetCenter: [0, hasBands ? '62%' : '36%'], color: inkSentinel('muted'), fontFamily: FONT_FAMILY, fontSize: 12 },
         detail: {
           valueAnimation: false,
-          offsetCenter: [0, '2%'],
-          color: inkSentinel('text'),
+          offsetCenter: [0, hasBands ? '40%' : '2%'],
+          color: hasBands ? toneSentinel(tone) : inkSentinel('text'),
           fontFamily: FONT_FAMILY,
-          fontSize: Math.round(Math.max(20, Math.min(40, layout.height / 6))),
-          fontWeight: 600,
+          fontSize: hasBands ? Math.round(valueFontSize * 0.8) : valueFontSize,
+          fontWeight: 650,
           formatter: () => withUnit(block.value, block.unit),
         },
         data: [{ value: Math.min(max, Math.max(min, block.value)), name: block.label ?? '' }],

@@ -63,5 +63,6 @@ export function renderCodeLines(html: string, options: CodeLinesOptions): string
     const numberCell = options.lineNumbers ? `<span class="ln" data-n="${number}"></span>` : '';
     parts.push(`<span class="line${marked ? ' hl' : ''}">${numberCell}<span class="lc">${line}</span></span>`);
   });
-  return parts.join('\n');
+  // Lines are blocks; a newline between them inside <pre> would add an empty line.
+  return parts.join('');
 }

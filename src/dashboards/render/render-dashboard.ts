@@ -77,10 +77,47 @@ function renderHeader(spec: DashboardSpec, meta: DashboardMeta): string {
   return `<header class="dash-head${toneClass(spec.tone ?? 'accent')}">${parts.join('')}</header>`;
 }
 
+/** A rough height in pixels, only to tell blocks that run long from the rest. */
+function estimatedHeight(block: Block): number {
+  switch (block.type) {
+    case 'table':
+      return block.maxHeight ?? block.rows.length * 37;
+    case 'list':
+      return block.items.length * 48;
+    case 'timeline':
+      return block.events.length * 64;
+    case 'checklist':
+      return block.items.length * 40;
+    case 'steps':
+      return block.steps.length * 52;
+    case 'comparison':
+    case 'statusMatrix':
+      return block.rows.length * 40;
+    case 'code':
+      return block.maxHeight ?? block.code.split('\n').length * 20;
+    case 'prose':
+      return block.markdown.length / 4;
+    default:
+      return 0;
+  }
+}
+
+const TALL_BLOCK = 900;
+
+/**
+ * Blocks in a row stretch to equal height, which keeps cards tidy; beside a block that runs long
+ * (a 40-row table) that would leave tall empty cards, so such sections align blocks to the top.
+ */
+function defaultAlign(section: Section): string | undefined {
+  if (section.align !== undefined) return section.align;
+  return (section.blocks ?? []).some((block) => !block.hidden && block.span !== undefined && estimatedHeight(block) > TALL_BLOCK) ? 'start' : undefined;
+}
+
 function gridStyle(section: Section, columns: number): string {
   const styles = [`--cols:${columns}`, `--gap:${GAP_PIXELS[section.gap ?? 'md']}px`];
   if (section.rowHeight !== undefined) styles.push(`grid-auto-rows:minmax(${section.rowHeight}px,auto)`);
-  if (section.align !== undefined) styles.push(`align-items:${section.align}`);
+  const align = defaultAlign(section);
+  if (align !== undefined) styles.push(`align-items:${align}`);
   if (section.dense) styles.push('grid-auto-flow:row dense');
   return styles.join(';');
 }

@@ -1,0 +1,184 @@
+/**
+ * The only script of the web UI, served as a static, hashed asset (never inline). Pages work without
+ * it; it adds the theme toggle, table filtering and sorting, relative times and copy buttons.
+ *
+ * Table filtering stays fast at 5,000 rows: each row's text is lower-cased once, on first use, and a
+ * keystroke only flips `hidden` on rows whose visibility changes, at most once per animation frame.
+ */
+
+/** Runs in <head> before first paint, so a stored theme never flashes the other one. Allowed by hash. */
+export const THEME_BOOT_SCRIPT =
+  "try{var t=localStorage.getItem('svc-theme');if(t==='dark'||t==='light')document.documentElement.setAttribute('data-theme',t)}catch(e){}";
+
+export const CLIENT_SCRIPT = String.raw`(function () {
+  'use strict';
+  var root = document.documentElement;
+  var darkQuery = window.matchMedia ? window.matchMedia('(prefers-color-scheme: dark)') : null;
+
+  function currentTheme() {
+    var chosen = root.getAttribute('data-theme');
+    if (chosen === 'dark' || chosen === 'light') return chosen;
+    return darkQuery && darkQuery.matches ? 'dark' : 'light';
+  }
+
+  function labelToggles() {
+    var next = currentTheme() === 'dark' ? 'light' : 'dark';
+    document.querySelectorAll('[data-theme-toggle]').forEach(function (button) {
+      button.setAttribute('aria-label', 'Switch to ' + next + ' theme');
+      button.setAttribute('title', 'Switch to ' + next + ' theme');
+    });
+  }
+
+  document.addEventListener('click', function (event) {
+    var target = event.target instanceof Element ? event.target : null;
+    if (!target) return;
+    var toggle = target.closest('[data-theme-toggle]');
+    if (toggle) {
+      var next = currentTheme() === 'dark' ? 'light' : 'dark';
+      root.setAttribute('data-theme', next);
+      try { localStorage.setItem('svc-theme', next); } catch (e) { /* private mode: the choice lasts for this page */ }
+      labelToggles();
+      return;
+    }
+    if (target.closest('[data-print]')) { window.print(); return; }
+    var copy = target.closest('[data-copy]');
+    if (copy) { copyCode(copy); return; }
+    var sorter = target.closest('button.th-sort');
+    if (sorter) sortBy(sorter);
+  });
+
+  // Tables: filter -----------------------------------------------------------------------------
+  function setUpSearch(input) {
+    var table = document.getElementById(input.getAttribute('data-table'));
+    if (!table || !table.tBodies[0]) return;
+    var body = table.tBodies[0];
+    var block = input.closest('.blk') || table.parentNode;
+    var count = block.querySelector('.tbl-count');
+    var empty = block.querySelector('.tbl-empty');
+    var texts = null;
+    var rows = null;
+    var pending = false;
+    var total = body.rows.length;
+    var format = new Intl.NumberFormat();
+
+    function index() {
+      rows = Array.prototype.slice.call(body.rows);
+      texts = rows.map(function (row) { return row.textContent.toLowerCase(); });
+    }
+
+    function apply() {
+      pending = false;
+      if (!texts || rows.length !== body.rows.length) index();
+      var terms = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+      var shown = 0;
+      for (var i = 0; i < rows.length; i++) {
+        var text = texts[i];
+        var match = true;
+        for (var j = 0; j < terms.length; j++) if (text.indexOf(terms[j]) === -1) { match = false; break; }
+        if (match) shown++;
+        if (rows[i].hidden === match) rows[i].hidden = !match;
+      }
+      table.classList.toggle('filtered', terms.length > 0);
+      if (count) count.textContent = terms.length ? format.format(shown) + ' of ' + format.format(total) + ' rows' : format.format(total) + ' rows';
+      if (empty) empty.hidden = shown !== 0;
+    }
+
+    input.addEventListener('input', function () {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(apply);
+    });
+    input.addEventListener('keydown', function (event) {
+      if (event.key === 'Escape' && input.value) { input.value = ''; apply(); }
+    });
+    // Sorting reorders rows; the index is rebuilt on the next keystroke.
+    table.addEventListener('svc:sorted', function () { texts = null; });
+  }
+
+  // Tables: sort by a column (tables with a header row and more than one row) --------------------
+  function cellValue(row, column) {
+    var cell = row.cells[column];
+    if (!cell) return '';
+    var text = cell.textContent.trim();
+    var number = Number(text.replace(/[,\s%$€£]/g, ''));
+    return text !== '' && !isNaN(number) ? number : text.toLowerCase();
+  }
+
+  function sortBy(button) {
+    var th = button.closest('th');
+    var table = th.closest('table');
+    var body = table.tBodies[0];
+    var column = th.cellIndex;
+    var ascending = th.getAttribute('aria-sort') !== 'ascending';
+    table.querySelectorAll('thead th[aria-sort]').forEach(function (other) { other.removeAttribute('aria-sort'); });
+    th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
+    var keyed = Array.prototype.map.call(body.rows, function (row, position) {
+      return { row: row, key: cellValue(row, column), position: position };
+    });
+    keyed.sort(function (a, b) {
+      var x = a.key, y = b.key, order;
+      if (typeof x === typeof y) order = x < y ? -1 : x > y ? 1 : 0;
+      else order = typeof x === 'number' ? -1 : 1;
+      if (!ascending) order = -order;
+      return order || a.position - b.position;
+    });
+    var fragment = document.createDocumentFragment();
+    keyed.forEach(function (item) { fragment.appendChild(item.row); });
+    body.appendChild(fragment);
+    table.dispatchEvent(new Event('svc:sorted'));
+  }
+
+  function setUpSorting(table) {
+    if (!table.tHead || !table.tBodies[0] || table.tBodies[0].rows.length < 2) return;
+    table.tHead.querySelectorAll('th').forEach(function (th) {
+      if (th.classList.contains('rn') || !th.textContent.trim()) return;
+      var button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'th-sort';
+      while (th.firstChild) button.appendChild(th.firstChild);
+      th.appendChild(button);
+    });
+  }
+
+  // Code: copy -----------------------------------------------------------------------------------
+  function copyCode(button) {
+    var pre = button.closest('.code-block').querySelector('pre');
+    if (!pre || !navigator.clipboard) return;
+    navigator.clipboard.writeText(pre.innerText.replace(/\n$/, '')).then(function () {
+      button.textContent = 'Copied';
+      setTimeout(function () { button.textContent = 'Copy'; }, 1600);
+    });
+  }
+
+  // Times: "3 hours ago", the exact time on hover --------------------------------------------------
+  function relativeTimes() {
+    var now = Date.now();
+    var units = [['year', 31536000], ['month', 2592000], ['week', 604800], ['day', 86400], ['hour', 3600], ['minute', 60]];
+    var format = window.Intl && Intl.RelativeTimeFormat ? new Intl.RelativeTimeFormat('en', { numeric: 'auto' }) : null;
+    if (!format) return;
+    document.querySelectorAll('time[data-relative]').forEach(function (element) {
+      var when = Date.parse(element.getAttribute('datetime'));
+      if (isNaN(when)) return;
+      var seconds = (when - now) / 1000;
+      if (Math.abs(seconds) > 30 * 86400) return;
+      element.setAttribute('title', element.textContent);
+      for (var i = 0; i < units.length; i++) {
+        if (Math.abs(seconds) >= units[i][1]) { element.textContent = format.format(Math.round(seconds / units[i][1]), units[i][0]); return; }
+      }
+      element.textContent = 'just now';
+    });
+  }
+
+  function start() {
+    labelToggles();
+    if (darkQuery && darkQuery.addEventListener) darkQuery.addEventListener('change', labelToggles);
+    document.querySelectorAll('input.tbl-search').forEach(setUpSearch);
+    document.querySelectorAll('table.tbl[data-sortable]').forEach(setUpSorting);
+    document.querySelectorAll('[data-copy]').forEach(function (button) { if (navigator.clipboard) button.hidden = false; });
+    relativeTimes();
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
+})();
+`;

@@ -1,0 +1,63 @@
+/** The /d page: the account's dashboards as cards, grouped by `group`, in the API's order. */
+import { escapeAttr, escapeHtml } from '../dashboards/render/escape.js';
+import { timeElement } from '../dashboards/render/render-dashboard.js';
+import type { DashboardSummary } from '../dashboards/read-dashboards.js';
+
+const TONES = new Set(['neutral', 'positive', 'warning', 'danger', 'info', 'accent']);
+
+interface Group {
+  name: string | null;
+  dashboards: DashboardSummary[];
+}
+
+/** Consecutive runs would split a group whose members differ in groupOrder; group by name instead. */
+export function groupDashboards(dashboards: readonly DashboardSummary[]): Group[] {
+  const groups = new Map<string | null, Group>();
+  for (const dashboard of dashboards) {
+    const key = dashboard.group ?? null;
+    let group = groups.get(key);
+    if (!group) {
+      group = { name: key, dashboards: [] };
+      groups.set(key, group);
+    }
+    group.dashboards.push(dashboard);
+  }
+  const ordered = [...groups.values()];
+  // Ungrouped dashboards come last, under "Other", whenever named groups exist.
+  return [...ordered.filter((group) => group.name !== null), ...ordered.filter((group) => group.name === null)];
+}
+
+function renderCard(dashboard: DashboardSummary): string {
+  const tone = dashboard.tone && TONES.has(dashboard.tone) ? ` t-${dashboard.tone}` : '';
+  return (
+    `<li><a class="card${tone}" href="/d/${escapeAttr(encodeURIComponent(dashboard.slug))}">` +
+    `<span class="card-title">${escapeHtml(dashboard.title)}</span>` +
+    (dashboard.subtitle ? `<span class="card-sub">${escapeHtml(dashboard.subtitle)}</span>` : '') +
+    `<span class="card-foot">${dashboard.layout === 'report' ? '<span class="card-tag">Report</span>' : ''}` +
+    `<span>Updated ${timeElement(dashboard.updated_at)}</span><span>v${dashboard.version}</span></span></a></li>`
+  );
+}
+
+export function renderDashboardIndex(dashboards: readonly DashboardSummary[]): string {
+  const count = dashboards.length;
+  const head = `<div class="index-head"><h1>Dashboards</h1><p>${count === 1 ? '1 dashboard' : `${count} dashboards`} in this account</p></div>`;
+  if (count === 0) {
+    return (
+      head +
+      `<div class="empty-state"><h2>No dashboards yet</h2><p>Publish a dashboard spec and it appears here.</p>` +
+      `<pre><code>svc dashboard publish dashboard.json</code></pre></div>`
+    );
+  }
+  const groups = groupDashboards(dashboards);
+  const named = groups.some((group) => group.name !== null);
+  const sections = groups
+    .map((group) => {
+      const title = group.name ?? (named ? 'Other' : '');
+      const heading = title
+        ? `<h2 class="dgroup-title">${escapeHtml(title)}<span class="dgroup-count">${group.dashboards.length}</span></h2>`
+        : '';
+      return `<section class="dgroup">${heading}<ul class="cards">${group.dashboards.map(renderCard).join('')}</ul></section>`;
+    })
+    .join('');
+  return head + sections;
+}

@@ -1,0 +1,23 @@
+/** Errors on web pages are pages: the status, what happened, and where to go next. */
+import { escapeAttr, escapeHtml } from '../dashboards/render/escape.js';
+import type { AppError } from '../errors.js';
+import { renderPage, type Page } from './layout.js';
+
+const HEADLINES: Record<number, string> = {
+  400: 'That request did not make sense',
+  401: 'Sign in to continue',
+  403: 'You do not have access to this',
+  404: 'Nothing here',
+  500: 'Something went wrong',
+};
+
+export function renderErrorPage(error: AppError, requestPath: string): Page {
+  const status = error.status;
+  const headline = HEADLINES[status] ?? HEADLINES[status >= 500 ? 500 : 400] ?? 'Something went wrong';
+  const action =
+    status === 401
+      ? `<a class="btn" href="/login?next=${escapeAttr(encodeURIComponent(requestPath))}">Sign in</a>`
+      : `<a class="btn" href="/d">All dashboards</a>`;
+  const body = `<div class="error-page"><div class="error-code">${status}</div><h1>${escapeHtml(headline)}</h1><p>${escapeHtml(error.message)}</p>${action}</div>`;
+  return renderPage({ title: headline, body, signedIn: status !== 401, crumbs: [{ label: 'Dashboards', href: '/d' }] });
+}

@@ -1,0 +1,45 @@
+/** Small HTTP decisions shared by the web pages. */
+
+/** Whether an Accept-Encoding header takes gzip (listed, or `*`, with a non-zero quality). */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  return header.split(',').some((part) => {
+    const [name = '', ...parameters] = part.split(';').map((piece) => piece.trim().toLowerCase());
+    if (name !== 'gzip' && name !== '*') return false;
+    const quality = parameters.find((parameter) => parameter.startsWith('q='));
+    return quality === undefined || Number(quality.slice(2)) > 0;
+  });
+}
+
+/** True when an If-None-Match header lists the ETag (or `*`), compared weakly as RFC 9110 says for GET. */
+export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  const bare = etag.replace(/^W\//, '');
+  return ifNoneMatch.split(',').some((candidate) => {
+    const value = candidate.trim();
+    return value === '*' || value.replace(/^W\//, '') === bare;
+  });
+}
+
+const MAX_NEXT_LENGTH = 2000;
+
+/**
+ * The `next` parameter of /login, accepted only as a path on this site: it must start with one slash
+ * (not `//host` or `/\host`, which browsers treat as another origin) and hold no control characters.
+ */
+export function safeNextPath(value: unknown, fallback = '/d'): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_NEXT_LENGTH) return fallback;
+  if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return fallback;
+  if (/[\u0000-\u001f\u007f\\]/.test(value)) return fallback;
+  if (/^\/(?:login|logout)(?:[/?#]|$)/.test(value)) return fallback;
+  return value;
+}
+
+/** The origin of a URL, or null when it is not one. */
+export function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}

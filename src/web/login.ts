@@ -1,0 +1,133 @@
+/**
+ * GET|POST /login and POST /logout. People sign in with their user name and password, or by pasting a
+ * user token (the admin has no password and signs in with its token). Success sets the session cookie.
+ *
+ * Cross-site form posts are refused: the cookie is SameSite=Lax, and a POST whose Origin (or Referer)
+ * names another site gets 403, so no other site can sign a visitor in or out.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { verifyPassword } from '../accounts/passwords.js';
+import { authenticateToken } from '../accounts/principal.js';
+import type { Services } from '../context.js';
+import { escapeAttr, escapeHtml } from '../dashboards/render/escape.js';
+import { AppError } from '../errors.js';
+import { originOf, safeNextPath } from './http-helpers.js';
+import { renderPage } from './layout.js';
+import { SESSION_COOKIE, SESSION_LIFETIME_SECONDS, createWebSession, deleteWebSession, findWebSession } from './web-sessions.js';
+import { sendPage } from './send-page.js';
+
+/** A well-formed scrypt hash of a random password: failed look-ups cost as much as wrong passwords. */
+const DECOY_PASSWORD_HASH = 'scrypt$c3ZjLWRlY295LXNhbHQ$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+
+interface LoginForm {
+  name: string;
+  error?: string;
+  tokenError?: string;
+  next: string;
+}
+
+function renderLoginPage(form: LoginForm): ReturnType<typeof renderPage> {
+  const next = `<input type="hidden" name="next" value="${escapeAttr(form.next)}">`;
+  const error = form.error ? `<p class="form-error" role="alert">${escapeHtml(form.error)}</p>` : '';
+  const tokenError = form.tokenError ? `<p class="form-error" role="alert">${escapeHtml(form.tokenError)}</p>` : '';
+  const body =
+    `<div class="auth"><div class="auth-card"><a class="brand" href="/d"><span class="brand-mark" aria-hidden="true">s</span>svc</a>` +
+    `<h1>Sign in</h1><p class="lede">See the dashboards your agents publish.</p>${error}` +
+    `<form method="post" action="/login" class="login-password">${next}` +
+    `<div class="form-row"><label for="login-name">User name</label><input class="input" id="login-name" name="name" autocomplete="username" autocapitalize="none" spellcheck="false" required value="${escapeAttr(form.name)}"${form.tokenError ? '' : ' autofocus'}></div>` +
+    `<div class="form-row"><label for="login-password">Password</label><input class="input" id="login-password" type="password" name="password" autocomplete="current-password" required></div>` +
+    `<button class="btn btn-primary" type="submit">Sign in</button></form>` +
+    `<div class="divider">or</div>` +
+    `<details class="token-login"${form.tokenError ? ' open' : ''}><summary>Sign in with a user token</summary>${tokenError}` +
+    `<form method="post" action="/login" class="login-token">${next}` +
+    `<div class="form-row"><label for="login-token">User token</label><input class="input" id="login-token" type="password" name="token" autocomplete="off" spellcheck="false" placeholder="svc_u_…" required></div>` +
+    `<button class="btn btn-primary" type="submit">Sign in with token</button>` +
+    `<p class="hint">The admin has no password: use its token (printed at first start and kept in <code>&lt;data-dir&gt;/admin-token</code>).</p></form></details>` +
+    `</div></div>`;
+  return renderPage({ title: 'Sign in', body, bare: true, signedIn: false });
+}
+
+function formField(body: unknown, name: string): string {
+  if (body === null || typeof body !== 'object') return '';
+  const value: unknown = (body as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : '';
+}
+
+/**
+ * A form post from another site is refused. Browsers send Origin on every POST (Referer as a fallback
+ * when a privacy setting strips it); clients that send neither are not browsers and carry no cookies.
+ */
+export function isSameOriginPost(request: FastifyRequest, baseUrl: string): boolean {
+  const origin = request.headers.origin ?? (request.headers.referer ? originOf(request.headers.referer) : undefined);
+  if (origin === undefined) return true;
+  if (origin === null || origin === 'null') return false;
+  return origin === originOf(baseUrl) || origin === `${request.protocol}://${request.host}`;
+}
+
+function requireSameOrigin(request: FastifyRequest, baseUrl: string): void {
+  if (!isSameOriginPost(request, baseUrl)) {
+    throw new AppError('FORBIDDEN', 'This form was posted from another site; sign in from this site’s own sign-in page.');
+  }
+}
+
+async function userForPassword(services: Services, name: string, password: string): Promise<{ id: string; accountId: string } | null> {
+  const users = await services.db.selectFrom('users').select(['id', 'account_id', 'password_hash']).where('name', '=', name).execute();
+  let found: { id: string; accountId: string } | null = null;
+  for (const user of users) {
+    if (!found && user.password_hash && (await verifyPassword(password, user.password_hash))) found = { id: user.id, accountId: user.account_id };
+  }
+  if (!users.some((user) => user.password_hash)) await verifyPassword(password, DECOY_PASSWORD_HASH);
+  return found;
+}
+
+function setSessionCookie(reply: FastifyReply, secret: string, secure: boolean): void {
+  reply.setCookie(SESSION_COOKIE, secret, { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: SESSION_LIFETIME_SECONDS });
+}
+
+export function loginRoutes(app: FastifyInstance, services: Services): void {
+  const secureCookies = () => services.config.baseUrl.startsWith('https:');
+
+  app.get('/login', { schema: { hide: true } }, async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    const next = safeNextPath(query.next);
+    const secret = request.cookies[SESSION_COOKIE];
+    if (secret && (await findWebSession(services.db, secret))) return reply.redirect(next, 303);
+    return sendPage(reply, 200, renderLoginPage({ name: '', next }));
+  });
+
+  app.post('/login', { schema: { hide: true } }, async (request, reply) => {
+    requireSameOrigin(request, services.config.baseUrl);
+    const next = safeNextPath(formField(request.body, 'next'));
+    const token = formField(request.body, 'token').trim();
+    const name = formField(request.body, 'name').trim();
+    let user: { id: string; accountId: string } | null = null;
+    if (token) {
+      const principal = await authenticateToken(services.db, token);
+      if (!principal || principal.kind !== 'user') {
+        const tokenError = principal
+          ? 'That is a project or sandbox token. Paste a user token (svc_u_…); project tokens work only as an Authorization header.'
+          : 'That token is not recognised: it is mistyped, revoked or expired.';
+        return sendPage(reply, 401, renderLoginPage({ name, next, tokenError }));
+      }
+      user = { id: principal.userId, accountId: principal.accountId };
+    } else {
+      const password = formField(request.body, 'password');
+      user = name && password ? await userForPassword(services, name, password) : null;
+      if (!user) {
+        const error = name && password ? 'The user name or password is wrong.' : 'Enter your user name and password.';
+        return sendPage(reply, 401, renderLoginPage({ name, next, error }));
+      }
+    }
+    const session = await createWebSession(services.db, user);
+    setSessionCookie(reply, session.secret, secureCookies());
+    return reply.header('cache-control', 'no-store').redirect(next, 303);
+  });
+
+  app.post('/logout', { schema: { hide: true } }, async (request, reply) => {
+    requireSameOrigin(request, services.config.baseUrl);
+    const secret = request.cookies[SESSION_COOKIE];
+    if (secret) await deleteWebSession(services.db, secret);
+    reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies() });
+    return reply.header('cache-control', 'no-store').redirect('/login', 303);
+  });
+}

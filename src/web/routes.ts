@@ -1,0 +1,34 @@
+/**
+ * The web UI: sign-in, the dashboards pages and their assets. Registered in its own scope, so the form
+ * body parser, the cookie parser and the HTML error pages apply to these routes only; the JSON API
+ * keeps its JSON errors and refuses form bodies.
+ */
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../context.js';
+import { toAppError } from '../server/error-handler.js';
+import { assetRoutes } from './assets.js';
+import { dashboardPageRoutes } from './dashboards-pages.js';
+import { renderErrorPage } from './error-page.js';
+import { loginRoutes } from './login.js';
+import { sendPage } from './send-page.js';
+
+/** Sign-in forms are a few fields; anything larger is not one. */
+const FORM_BODY_LIMIT = 16 * 1024;
+
+export async function webRoutes(scope: FastifyInstance, services: Services): Promise<void> {
+  await scope.register(cookie);
+  await scope.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
+
+  scope.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error, request.routeOptions.bodyLimit);
+    if (appError.code === 'INTERNAL') request.log.error({ err: error }, 'unhandled error on a web page');
+    const path = request.url.split('#')[0] ?? '/';
+    return sendPage(reply, appError.status, renderErrorPage(appError, path));
+  });
+
+  assetRoutes(scope);
+  loginRoutes(scope, services);
+  dashboardPageRoutes(scope, services);
+}
