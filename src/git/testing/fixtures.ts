@@ -90,6 +90,8 @@ export function gitAsync(args: string[], options: CliOptions = {}): Promise<stri
         else resolve(stdout.replace(/\n$/, ''));
       },
     );
+    // git may exit before reading its (empty) input; that EPIPE is not a test failure.
+    child.stdin?.on('error', () => undefined);
     child.stdin?.end(options.input ?? '');
   });
 }
