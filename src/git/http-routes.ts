@@ -81,8 +81,14 @@ function isGitClient(request: FastifyRequest): boolean {
   return /^git\//i.test(request.headers['user-agent'] ?? '');
 }
 
+function isUnsupportedMediaType(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE';
+}
+
 function sendGitError(request: FastifyRequest, reply: FastifyReply, error: unknown): void {
-  const appError = toAppError(error);
+  const appError = isUnsupportedMediaType(error)
+    ? new AppError('BAD_REQUEST', `A git service request needs Content-Type ${requestContentType('git-upload-pack')} or ${requestContentType('git-receive-pack')}.`)
+    : toAppError(error);
   if (appError.code === 'INTERNAL') request.log.error({ err: error }, 'git smart-HTTP request failed');
   // A body we refused before reading it is drained, so the client sees our answer instead of a broken pipe.
   if (!request.raw.readableEnded) request.raw.resume();
