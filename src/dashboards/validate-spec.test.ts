@@ -232,7 +232,20 @@ describe('chart.option', () => {
     const expected = [{ path: '/sections/0/blocks/0/option', message: 'must not nest objects and arrays more than 32 levels deep.' }];
     expect(issuesOf(chartWithOption(nested(33)))).toEqual(expected);
     expect(issuesOf(chartWithOption({ a: JSON.parse('['.repeat(32) + ']'.repeat(32)) }))).toEqual(expected);
-    expect(issuesOf(chartWithOption(JSON.parse(`{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}`)))).toEqual(expected);
+    // 100,000 levels are 100,000 values: a piece that large reports only its first problem, and says so.
+    expect(issuesOf(chartWithOption(JSON.parse(`{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}`)))).toEqual([
+      { path: expected[0]?.path, message: expect.stringMatching(/^must not nest objects and arrays more than 32 levels deep\. \(This part of the document is too large/) },
+    ]);
+  });
+
+  it('reports only the first problem of a huge block (listing two million errors took 8 s and 1 GB)', () => {
+    const data = Array.from({ length: 2_000_000 }, () => 'not a number');
+    const result = validateDashboardSpec({ slug: 'huge', title: 'Huge', sections: [{ blocks: [{ type: 'chart', series: [{ name: 's', data }] }] }] });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.total).toBe(1);
+    expect(result.issues[0]?.path).toBe('/sections/0/blocks/0/series/0/data/0');
+    expect(result.issues[0]?.message).toContain('too large to list every problem');
   });
 
   it('stops at the limit on a cyclic object instead of recursing forever', () => {

@@ -5,7 +5,7 @@
  * The Ajv validators are compiled once at module load. A valid document costs one pass of generated
  * code; messages are only built when there are errors, and only for the first MAX_ISSUES of them.
  */
-import { Ajv, type AnySchemaObject, type ErrorObject } from 'ajv';
+import { Ajv, type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv';
 import formatsPlugin from 'ajv-formats';
 import { MAX_ISSUES, type Issue } from '../errors.js';
 import {
@@ -23,28 +23,43 @@ export type DashboardSpecValidation =
   | { ok: true; spec: DashboardSpec }
   | { ok: false; issues: Issue[]; total: number };
 
-const ajv = new Ajv({
-  allErrors: true,
-  discriminator: true,
-  strict: true,
-  // `type: [...]` unions are how the schema avoids anyOf noise (see spec-schema.ts).
-  allowUnionTypes: true,
-  // The formatter needs the failing value and the schema around the keyword (title, bounds, keys).
-  verbose: true,
-  // Messages are written below; skipping Ajv's own keeps the generated code lean.
-  messages: false,
-  // One function per block kind (see spec-schema.ts): small enough for V8 to optimize.
-  inlineRefs: false,
-});
-// ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
-formatsPlugin.default(ajv, ['uuid', 'uri']);
-ajv.addKeyword({
-  keyword: MAX_DEPTH_KEYWORD,
-  type: 'object',
-  schemaType: 'number',
-  errors: false,
-  validate: (maxDepth: number, data: unknown) => !nestsDeeperThan(data, maxDepth),
-});
+function createAjv(options: { allErrors: boolean }): Ajv {
+  const instance = new Ajv({
+    allErrors: options.allErrors,
+    discriminator: true,
+    strict: true,
+    // `type: [...]` unions are how the schema avoids anyOf noise (see spec-schema.ts).
+    allowUnionTypes: true,
+    // The formatter needs the failing value and the schema around the keyword (title, bounds, keys).
+    verbose: true,
+    // Messages are written below; skipping Ajv's own keeps the generated code lean.
+    messages: false,
+    // One function per block kind (see spec-schema.ts): small enough for V8 to optimize.
+    inlineRefs: false,
+  });
+  // ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
+  formatsPlugin.default(instance, ['uuid', 'uri']);
+  instance.addKeyword({
+    keyword: MAX_DEPTH_KEYWORD,
+    type: 'object',
+    schemaType: 'number',
+    errors: false,
+    validate: (maxDepth: number, data: unknown) => !nestsDeeperThan(data, maxDepth),
+  });
+  return instance;
+}
+
+/**
+ * Every piece is first checked by a validator that stops at the first error: that is the whole cost
+ * of a valid document. Only a failing piece is checked again for all of its errors, unless it is so
+ * large that listing them all would cost seconds and gigabytes (Ajv cannot cap its error list): then
+ * its first problem is reported alone.
+ */
+const allErrors = createAjv({ allErrors: true });
+const firstError = createAjv({ allErrors: false });
+
+/** Pieces with more JSON values than this report only their first problem. */
+const LARGE_PIECE_VALUES = 100_000;
 
 /**
  * The document is checked in three kinds of pieces: the top level, each section without its blocks,
@@ -58,25 +73,58 @@ function withPropertyUnchecked(schema: { properties: object }, property: string)
   return piece;
 }
 
-const validateTopLevel = ajv.compile(withPropertyUnchecked(dashboardSpecSchema, 'sections'));
-const validateSection = ajv.compile(withPropertyUnchecked(sectionSchema, 'blocks'));
-const validateBlock = ajv.compile({ ...blockSchema, $defs: blockDefinitions });
+interface PieceValidator {
+  first: ValidateFunction;
+  all: ValidateFunction;
+}
+
+function compilePiece(schema: AnySchemaObject): PieceValidator {
+  return { first: firstError.compile(schema), all: allErrors.compile(schema) };
+}
+
+const topLevelPiece = compilePiece(withPropertyUnchecked(dashboardSpecSchema, 'sections'));
+const sectionPiece = compilePiece(withPropertyUnchecked(sectionSchema, 'blocks'));
+const blockPiece = compilePiece({ ...blockSchema, $defs: blockDefinitions });
+
+function checkPiece(piece: PieceValidator, value: unknown, path: string, collector: IssueCollector): void {
+  if (piece.first(value)) return;
+  if (hasMoreValuesThan(value, LARGE_PIECE_VALUES)) {
+    collector.add(path, piece.first.errors, { onlyFirst: true });
+    return;
+  }
+  piece.all(value);
+  collector.add(path, piece.all.errors);
+}
 
 export function validateDashboardSpec(doc: unknown): DashboardSpecValidation {
   const collector = new IssueCollector();
-  if (!validateTopLevel(doc)) collector.add('', validateTopLevel.errors);
+  checkPiece(topLevelPiece, doc, '', collector);
   const sections = isPlainObject(doc) && Array.isArray(doc.sections) ? doc.sections : [];
   sections.forEach((section: unknown, sectionIndex) => {
     const sectionPath = `/sections/${sectionIndex}`;
-    if (!validateSection(section)) collector.add(sectionPath, validateSection.errors);
+    checkPiece(sectionPiece, section, sectionPath, collector);
     const blocks = isPlainObject(section) && Array.isArray(section.blocks) ? section.blocks : [];
-    blocks.forEach((block: unknown, blockIndex) => {
-      if (!validateBlock(block)) collector.add(`${sectionPath}/blocks/${blockIndex}`, validateBlock.errors);
-    });
+    blocks.forEach((block: unknown, blockIndex) => checkPiece(blockPiece, block, `${sectionPath}/blocks/${blockIndex}`, collector));
   });
   // Every piece of the document passed its part of dashboardSpecSchema, so the whole conforms.
   if (collector.total === 0) return { ok: true, spec: doc as DashboardSpec };
   return { ok: false, issues: collector.issues, total: collector.total };
+}
+
+/** Counts JSON values breadth-first and stops at `limit`, so the cost is bounded whatever the input. */
+function hasMoreValuesThan(value: unknown, limit: number): boolean {
+  const queue: unknown[] = [value];
+  let count = 0;
+  for (let i = 0; i < queue.length; i += 1) {
+    const current = queue[i];
+    count += 1;
+    if (count > limit) return true;
+    if (typeof current !== 'object' || current === null) continue;
+    const children = Array.isArray(current) ? current : Object.values(current as Record<string, unknown>);
+    if (queue.length + children.length > limit * 2) return true;
+    for (const child of children) queue.push(child);
+  }
+  return false;
 }
 
 /**
@@ -111,8 +159,11 @@ class IssueCollector {
   total = 0;
   private readonly isStranger = strangerCheck();
 
-  /** `prefix` is the pointer of the piece the errors are about; their paths are relative to it. */
-  add(prefix: string, errors: readonly AjvError[] | null | undefined): void {
+  /**
+   * `prefix` is the pointer of the piece the errors are about; their paths are relative to it.
+   * `onlyFirst` marks a piece too large to list every problem of.
+   */
+  add(prefix: string, errors: readonly AjvError[] | null | undefined, options: { onlyFirst?: boolean } = {}): void {
     let previousMergeKey: string | undefined;
     for (const error of errors ?? []) {
       const stranger = this.isStranger(error);
@@ -121,7 +172,11 @@ class IssueCollector {
       previousMergeKey = mergeKey;
       this.total += 1;
       if (this.issues.length < MAX_ISSUES) {
-        this.issues.push({ path: prefix + pathOf(error, stranger), message: messageOf(error, stranger) });
+        const message = messageOf(error, stranger);
+        this.issues.push({
+          path: prefix + pathOf(error, stranger),
+          message: options.onlyFirst ? `${message} (This part of the document is too large to list every problem; fix this one and publish again to see the next.)` : message,
+        });
       }
     }
   }
