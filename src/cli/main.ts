@@ -1,6 +1,8 @@
 import { Command, CommanderError } from 'commander';
+import { registerCr } from './cr/index.js';
 import { registerDashboard } from './dashboard.js';
 import { CliError, processDeps } from './deps.js';
+import { registerLink } from './link.js';
 import { registerLogin } from './login.js';
 import { registerProject } from './project.js';
 import { registerServe } from './serve.js';
@@ -17,6 +19,8 @@ export function buildProgram(): Command {
   registerProject(program, deps);
   registerToken(program, deps);
   registerDashboard(program, deps);
+  registerCr(program, deps);
+  registerLink(program, deps);
   for (const command of program.commands) {
     command.exitOverride();
     for (const sub of command.commands) sub.exitOverride();

@@ -1,0 +1,88 @@
+import type { CliDeps } from '../deps.js';
+import { bold, colour, printJson, timeCell } from '../output.js';
+import { crPath, pluralise, projectClient, shortSha, withHints, type ChangeRequest, type MergePreview } from './change-request-api.js';
+import { statusLabel } from './status-label.js';
+
+export interface CrShowOptions {
+  project?: string;
+  json?: boolean;
+}
+
+/**
+ * `svc cr show <cr>`: the CR's metadata and, for an open CR, its merge preview (spec 2), so an agent can
+ * confirm a clean merge after resolving conflicts. `--json` prints `{change_request, merge_preview}`.
+ */
+export async function runCrShow(cr: string, options: CrShowOptions, deps: CliDeps): Promise<void> {
+  const { client, base } = await projectClient(options, deps);
+  const { body } = await withHints(() => client.request<{ change_request: ChangeRequest }>('GET', crPath(base, cr)));
+  const changeRequest = body.change_request;
+  const preview =
+    changeRequest.status === 'open' ? (await client.request<MergePreview>('GET', crPath(base, String(changeRequest.number), 'merge-preview'))).body : null;
+  if (options.json) return printJson(deps, { change_request: changeRequest, merge_preview: preview });
+  if (deps.isTTY) printForTerminal(deps, changeRequest, preview);
+  else printForPipe(deps, changeRequest, preview);
+}
+
+function printForTerminal(deps: CliDeps, cr: ChangeRequest, preview: MergePreview | null): void {
+  const out = (line = '') => deps.stdout.write(`${line}\n`);
+  out(`${bold(deps, `#${cr.number} ${cr.title}`)}  ${statusLabel(deps, cr.status)}`);
+  out(`${cr.head_ref} → ${cr.base_ref}  ${colour(deps, 'dim', `(head ${shortSha(cr.head_commit_sha)}, base ${shortSha(cr.base_commit_sha)})`)}`);
+  out(`opened ${timeCell(deps, cr.created_at)} by ${cr.created_by}${cr.origin_session_id ? ` from session ${cr.origin_session_id}` : ''}`);
+  if (cr.merged_at) out(`merged ${timeCell(deps, cr.merged_at)} by ${cr.merged_by ?? '?'} as ${shortSha(cr.merge_commit_sha)}`);
+  if (cr.closed_at) out(`closed ${timeCell(deps, cr.closed_at)} by ${cr.closed_by ?? '?'}`);
+  if (cr.description) {
+    out();
+    for (const line of cr.description.split('\n')) out(`  ${line}`);
+  }
+  if (preview) {
+    out();
+    out(describePreview(deps, cr, preview));
+    for (const path of preview.conflicts) out(`  ${colour(deps, 'red', path)}`);
+  }
+  const requested = cr.metadata.requested_changes ?? [];
+  if (requested.length > 0) {
+    out();
+    out(bold(deps, 'Requested changes'));
+    for (const entry of requested) out(`  - ${entry.text} ${colour(deps, 'dim', `(${entry.by}, ${timeCell(deps, entry.at)})`)}`);
+  }
+}
+
+function describePreview(deps: CliDeps, cr: ChangeRequest, preview: MergePreview): string {
+  if (preview.is_up_to_date) return colour(deps, 'green', `✓ ${cr.head_ref} is already contained in ${cr.base_ref}; merging records it as merged.`);
+  if (preview.merge_base === null) return colour(deps, 'red', `✗ ${cr.head_ref} and ${cr.base_ref} have unrelated histories; svc will not merge them.`);
+  if (preview.can_fast_forward) return colour(deps, 'green', `✓ Can merge: ${cr.base_ref} fast-forwards to ${shortSha(preview.head_sha)}.`);
+  if (preview.can_merge) return colour(deps, 'green', '✓ Can merge: no conflicts (a merge commit will be made).');
+  return colour(
+    deps,
+    'red',
+    `✗ Conflicts in ${pluralise(preview.conflicts.length, 'file')}: merge ${cr.base_ref} into ${cr.head_ref}, resolve, commit and push, then run svc cr show ${cr.number} again.`,
+  );
+}
+
+/** `key<TAB>value` lines: stable for scripts. */
+function printForPipe(deps: CliDeps, cr: ChangeRequest, preview: MergePreview | null): void {
+  const rows: Array<[string, string | number | boolean | null]> = [
+    ['number', cr.number],
+    ['cr_id', cr.cr_id],
+    ['title', cr.title],
+    ['status', cr.status],
+    ['head_ref', cr.head_ref],
+    ['base_ref', cr.base_ref],
+    ['head_commit_sha', cr.head_commit_sha],
+    ['base_commit_sha', cr.base_commit_sha],
+    ['merge_commit_sha', cr.merge_commit_sha],
+    ['origin_session_id', cr.origin_session_id],
+    ['created_by', cr.created_by],
+    ['created_at', cr.created_at],
+    ['updated_at', cr.updated_at],
+    ['merged_at', cr.merged_at],
+    ['closed_at', cr.closed_at],
+  ];
+  if (preview) {
+    rows.push(['can_merge', preview.can_merge], ['can_fast_forward', preview.can_fast_forward], ['is_up_to_date', preview.is_up_to_date]);
+    rows.push(['merge_base', preview.merge_base], ['conflicts', preview.conflicts.join(' ')]);
+  }
+  for (const [key, value] of rows) {
+    if (value !== null) deps.stdout.write(`${key}\t${String(value).replace(/[\t\r\n]+/g, ' ')}\n`);
+  }
+}
