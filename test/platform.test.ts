@@ -226,3 +226,17 @@ describe('first boot', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 });
+
+describe('requests that never reach a route', () => {
+  it('answers a URL that is not valid percent-encoding with the JSON error body', async () => {
+    const response = await svc.request('GET', '/api/dashboards/%ZZ');
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ code: 'BAD_REQUEST', error: expect.stringContaining('percent-encoding') });
+  });
+
+  it('refuses compressed JSON bodies instead of misreading them', async () => {
+    const response = await svc.request('POST', '/v1/projects', { rawBody: '{"name":"x"}', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toContain('Content-Encoding gzip is not supported');
+  });
+});

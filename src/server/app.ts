@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import { projectRoutes } from '../accounts/routes/projects.js';
 import { secretRoutes } from '../accounts/routes/secrets.js';
@@ -9,7 +9,7 @@ import { changeRequestRoutes } from '../changes/routes.js';
 import { dashboardRoutes } from '../dashboards/routes.js';
 import { webRoutes } from '../web/routes.js';
 import { gitHttpRoutes } from '../git/http-routes.js';
-import { registerErrorHandling } from './error-handler.js';
+import { registerErrorHandling, toAppError } from './error-handler.js';
 import { registerJsonBodyParser } from './json-body.js';
 import { schemaValidatorCompiler } from './validator.js';
 
@@ -28,6 +28,12 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     logController: new LogController({ disableRequestLogging: options.logLevel !== 'debug' && options.logLevel !== 'trace' }),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     return503OnClosing: true,
+    // Errors raised before routing (a URL that is not valid percent-encoding) get the same JSON body.
+    frameworkErrors: (error, _request, frameworkReply) => {
+      const appError = toAppError(error);
+      const reply = frameworkReply as FastifyReply;
+      void reply.code(appError.status).type('application/json; charset=utf-8').send(appError.toBody());
+    },
   });
   app.setValidatorCompiler(schemaValidatorCompiler);
   registerErrorHandling(app);

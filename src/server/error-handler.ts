@@ -40,6 +40,8 @@ export function toAppError(error: unknown, bodyLimit?: number): AppError {
         return new AppError('BAD_REQUEST', 'The request body is empty; send a JSON document.');
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return new AppError('BAD_REQUEST', 'The Content-Length header does not match the body.');
+      case 'FST_ERR_BAD_URL':
+        return new AppError('BAD_REQUEST', 'The URL is not valid percent-encoding; encode path segments with encodeURIComponent.');
       default:
         break;
     }

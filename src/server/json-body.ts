@@ -18,6 +18,11 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   // Only JSON is accepted by default; routes that take other bodies (git, forms) register their own parsers.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/i, { parseAs: 'buffer' }, (request, body, done) => {
+    const encoding = request.headers['content-encoding'];
+    if (encoding && encoding.toLowerCase() !== 'identity') {
+      done(new AppError('BAD_REQUEST', `Content-Encoding ${encoding} is not supported for JSON bodies; send the body uncompressed.`), undefined);
+      return;
+    }
     const bytes = body as Buffer;
     if (bytes.length === 0) {
       done(new AppError('BAD_REQUEST', 'The request body is empty; send a JSON document.'), undefined);
