@@ -8,7 +8,12 @@ import { inkSentinel, seriesSentinel, toneSentinel } from './theme-colors.js';
 
 export type ChartKind = NonNullable<ChartBlock['kind']>;
 
-export const FONT_FAMILY = 'Inter, ui-sans-serif, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+/**
+ * ECharts lays text out with Arial's character widths (there is no font measuring on the server), so
+ * charts use Arial-metric fonts: labels then fit exactly where ECharts placed them. Unquoted: ECharts
+ * writes the list into a double-quoted style attribute.
+ */
+export const FONT_FAMILY = 'Helvetica, Arial, Liberation Sans, Nimbus Sans, sans-serif';
 
 type Option = Record<string, unknown>;
 
@@ -50,7 +55,7 @@ function legendOption(show: boolean, position: 'top' | 'bottom' = 'top'): Option
     icon: 'roundRect',
     itemWidth: 10,
     itemHeight: 10,
-    itemGap: 14,
+    itemGap: 18,
     textStyle: { ...textStyle, fontSize: 12 },
   };
 }
@@ -97,7 +102,7 @@ function cartesianSeries(block: ChartBlock, kind: ChartKind): Option[] {
         return {
           ...common,
           type: 'line',
-          showSymbol: !many && series.data.length <= 31,
+          showSymbol: !many && series.data.length <= 14,
           symbolSize: 5,
           lineStyle: { width: 2, color },
           itemStyle: { color },
@@ -180,26 +185,29 @@ function pieOption(block: ChartBlock, layout: ChartLayout, donut: boolean): Opti
 
 function funnelOption(block: ChartBlock, layout: ChartLayout): Option {
   const slices = sliceData(block).sort((a, b) => b.value - a.value);
+  const showLegend = block.legend ?? false;
+  // Labels sit to the right of the funnel: inside, the narrow stages would cut them off.
   return {
     ...baseOption(),
-    legend: legendOption(block.legend ?? false, 'bottom'),
+    legend: legendOption(showLegend, 'bottom'),
     series: [
       {
         type: 'funnel',
         name: block.series?.[0]?.name,
-        left: '10%',
-        right: '10%',
+        left: '4%',
+        width: '52%',
         top: 8,
-        bottom: block.legend ? 36 : 8,
-        minSize: '12%',
+        bottom: showLegend ? 36 : 8,
+        minSize: '14%',
         gap: 3,
         data: slices,
         emphasis: { disabled: true },
         itemStyle: { borderColor: inkSentinel('surface'), borderWidth: 1 },
+        labelLine: { show: true, length: 12, lineStyle: { color: inkSentinel('axis') } },
         label: {
           show: true,
-          position: layout.width < 420 ? 'inside' : 'inside',
-          color: '#ffffff',
+          position: 'right',
+          color: inkSentinel('text'),
           fontFamily: FONT_FAMILY,
           fontSize: 12,
           formatter: (params: { name: string; value: number }) => `${params.name}  ${withUnit(params.value, block.unit)}`,
@@ -264,11 +272,21 @@ function cartesianOption(block: ChartBlock, kind: ChartKind, layout: ChartLayout
   const categories = block.categories ?? longestSeriesIndexes(block);
   const categoryAxisOption = categoryAxis(categories, narrow);
   const valueAxisOption = valueAxis(block.unit);
-  if (horizontal) categoryAxisOption.inverse = true;
+  if (horizontal) {
+    categoryAxisOption.inverse = true;
+    // The unit goes under a horizontal value axis: at its end it would run off the chart.
+    Object.assign(valueAxisOption, { nameLocation: 'middle', nameGap: 24 });
+  }
   return {
     ...baseOption(),
     legend: legendOption(showLegend),
-    grid: { left: 4, right: horizontal ? 20 : 12, top: showLegend ? 40 : block.unit ? 28 : 12, bottom: 4, containLabel: true },
+    grid: {
+      left: 4,
+      right: horizontal ? 24 : 18,
+      top: showLegend ? 40 : block.unit && !horizontal ? 28 : 12,
+      bottom: horizontal && block.unit ? 26 : 4,
+      containLabel: true,
+    },
     xAxis: horizontal ? valueAxisOption : { ...categoryAxisOption, boundaryGap: kind !== 'line' && kind !== 'area' },
     yAxis: horizontal ? categoryAxisOption : valueAxisOption,
     series,

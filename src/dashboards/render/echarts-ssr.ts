@@ -3,6 +3,7 @@
  * per render, disposed at once: instances hold state that must not leak between dashboards.
  */
 import * as echarts from 'echarts';
+import { checkSvg } from './svg-guard.js';
 
 export interface ChartSize {
   width: number;
@@ -34,7 +35,9 @@ export function renderEChartsSvg(option: Record<string, unknown>, size: ChartSiz
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: size.width, height: size.height });
   try {
     chart.setOption(option);
-    return { ok: true, svg: tidy(chart.renderToSVGString()) };
+    const svg = tidy(chart.renderToSVGString());
+    const verdict = checkSvg(svg);
+    return verdict.ok ? { ok: true, svg } : { ok: false, reason: `its option produced unsafe SVG (${verdict.reason})` };
   } catch (error) {
     // A hand-written `option` can be something ECharts refuses; the rest of the page still renders.
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };

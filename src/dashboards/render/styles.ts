@@ -71,6 +71,11 @@ function chartColorRules(): string {
   );
   // ECharts fills line symbols and pie borders with white: the card's surface in either theme.
   rules.push('.chart-svg [fill="#fff"],.chart-svg [fill="#ffffff"]{fill:var(--chart-surface)}');
+  // ECharts' own defaults, for parts only a spec's `option` switches on (mark lines, titles, labels).
+  rules.push('.chart-svg [fill="#333"],.chart-svg [fill="#464646"]{fill:var(--chart-text)}');
+  rules.push('.chart-svg [fill="#6E7079"],.chart-svg [fill="#6e7079"]{fill:var(--chart-muted)}');
+  rules.push('.chart-svg [stroke="#fff"],.chart-svg [stroke="rgb(255,255,255)"]{stroke:var(--chart-surface)}');
+  rules.push('.chart-svg [stroke="#E0E6F1"],.chart-svg [stroke="#e0e6f1"]{stroke:var(--chart-grid)}');
   return rules.join('\n');
 }
 
@@ -113,7 +118,7 @@ a{color:var(--link);text-decoration:none}
 a:hover{text-decoration:underline}
 code,kbd,pre{font-family:ui-monospace,SFMono-Regular,"SF Mono",Menlo,Consolas,"Liberation Mono",monospace}
 :focus-visible{outline:2px solid var(--info);outline-offset:2px;border-radius:4px}
-.sr-only{position:absolute!important;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
+.sr-only{position:absolute!important;left:0;top:0;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 .sep{margin:0 .45em;color:var(--border-strong)}
 [hidden]{display:none!important}
 bdi{unicode-bidi:isolate}
@@ -273,7 +278,7 @@ bdi{unicode-bidi:isolate}
 .tbl-search:focus{outline:2px solid color-mix(in srgb,var(--info) 45%,transparent);outline-offset:0;border-color:var(--info)}
 .tbl-count{font-size:12px;color:var(--ink-3);font-variant-numeric:tabular-nums}
 .tbl-empty{margin:10px 0 0;color:var(--ink-3);font-size:13px}
-.tbl-scroll{overflow-x:auto;min-width:0;max-width:100%}
+.tbl-scroll{position:relative;overflow-x:auto;min-width:0;max-width:100%}
 .tbl-scroll.capped{overflow:auto;border:1px solid var(--border);border-radius:8px}
 .tbl{width:100%;border-collapse:separate;border-spacing:0;font-size:13px}
 .tbl th,.tbl td{padding:8px 12px;text-align:left;vertical-align:top;border-bottom:1px solid var(--border)}
