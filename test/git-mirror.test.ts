@@ -327,7 +327,7 @@ describe(`mirror projects on ${testDialect}`, () => {
     expect(await resolveRef(repository.path, 'main')).toBe(feature);
   });
 
-  it('allows local upstreams only to administrators and removes the mirror with the project', async () => {
+  it('refuses credentials in repo_url, allows local upstreams only to administrators and removes the mirror with the project', async () => {
     const user = await svc.request('POST', '/v1/users', { body: { name: `mirror-user-${Date.now()}` } });
     expect(user.status).toBe(201);
     const forbidden = await svc.request('POST', '/v1/projects', {
@@ -336,6 +336,13 @@ describe(`mirror projects on ${testDialect}`, () => {
     });
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.error).toContain('administrator');
+
+    const withPassword = await svc.request('POST', '/v1/projects', {
+      body: { name: 'Leaky', repo_url: 'https://person:ghp_secret@git.example.test/team/app.git' },
+    });
+    expect(withPassword.status).toBe(400);
+    expect(withPassword.body).toMatchObject({ code: 'VALIDATION_FAILED', issues: [{ path: '/repo_url' }] });
+    expect(withPassword.body.issues[0].message).toContain('GIT_TOKEN');
 
     const workspace = createWorkspace();
     const project = await createMirrorProject('Removable', workspace.bare);

@@ -72,7 +72,7 @@ export async function createProject(ctx: ActorContext, input: CreateProjectInput
 }
 
 /**
- * A repo_url must be a transport svc talks to. A local path or file:// URL would let svc read any
+ * A repo_url must be a transport svc talks to, without credentials in it. A local path or file:// URL would let svc read any
  * repository on its own disk (another project's hosted repository included), so only an administrator,
  * who can read the data directory anyway, may point a project at one.
  */
@@ -83,6 +83,12 @@ function assertUsableRepoUrl(ctx: ActorContext, repoUrl: string): void {
   } catch (error) {
     if (error instanceof InvalidGitArgumentError) throw validationFailed([{ path: '/repo_url', message: error.message }]);
     throw error;
+  }
+  if ((kind === 'https' || kind === 'http') && new URL(repoUrl).password !== '') {
+    // The URL is shown to every reader of the project and passed to git as an argument; the secret is neither.
+    throw validationFailed([
+      { path: '/repo_url', message: 'must not contain a password or token; store the token in the project secret GIT_TOKEN instead.' },
+    ]);
   }
   if (kind === 'file' && !ctx.actor.isAdmin) {
     throw new AppError('FORBIDDEN', 'Only an administrator can create a project from a local path or file:// repo_url; use an https:// or ssh:// URL.');
