@@ -1,0 +1,258 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildLargeTableSpec } from '../src/dashboards/fixtures/specs.js';
+import { validBlocks } from '../src/dashboards/fixtures/valid-blocks.js';
+import { BLOCK_KINDS } from '../src/dashboards/spec-schema.js';
+import { HOSTILE_URLS, XSS_PAYLOADS, hostileChartOptionSpec, hostileSpec } from '../src/dashboards/render/testing/hostile-spec.js';
+import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
+
+let svc: TestServer;
+
+beforeAll(async () => {
+  svc = await startTestServer();
+});
+afterAll(async () => {
+  await svc.close();
+});
+
+interface PageResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+async function get(path: string, headers: Record<string, string> = {}, server: TestServer = svc): Promise<PageResponse> {
+  const response = await fetch(server.url + path, { headers: { authorization: `Bearer ${server.adminToken}`, ...headers }, redirect: 'manual' });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+async function publish(spec: unknown, server: TestServer = svc): Promise<void> {
+  const response = await server.request('POST', '/api/dashboards', { body: spec });
+  if (response.status !== 200 && response.status !== 201) throw new Error(`publish failed: ${response.status} ${response.text}`);
+}
+
+function decodeEntities(value: string): string {
+  return value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
+/** Every start tag in the page: its name and its attributes with their (decoded) values. */
+function tags(html: string): Array<{ name: string; attributes: Map<string, string>; rest: string }> {
+  const found: Array<{ name: string; attributes: Map<string, string>; rest: string }> = [];
+  for (const match of html.matchAll(/<([a-zA-Z][\w:-]*)((?:\s+[^\s=>"]+(?:="[^"]*")?)*)\s*\/?>/g)) {
+    const attributes = new Map<string, string>();
+    const source = match[2] ?? '';
+    for (const attribute of source.matchAll(/\s+([^\s=>"]+)(?:="([^"]*)")?/g)) attributes.set((attribute[1] ?? '').toLowerCase(), decodeEntities(attribute[2] ?? ''));
+    found.push({ name: (match[1] ?? '').toLowerCase(), attributes, rest: source.replace(/"[^"]*"/g, '""') });
+  }
+  return found;
+}
+
+const UNSAFE_URL = /^\s*(?:javascript|vbscript|data:text|file):/i;
+
+/** What no page may contain, whatever a spec says. */
+function expectNoInjectedMarkup(html: string): void {
+  const all = tags(html);
+  // Exactly our two scripts: the hashed theme bootstrap and the external client script.
+  const scripts = all.filter((tag) => tag.name === 'script');
+  expect(scripts).toHaveLength(2);
+  expect(scripts.filter((tag) => tag.attributes.has('src')).map((tag) => tag.attributes.get('src'))).toEqual([expect.stringMatching(/^\/assets\/app\.[0-9a-f]+\.js$/)]);
+  for (const tag of all) {
+    for (const name of tag.attributes.keys()) expect(name, `attribute ${name} on <${tag.name}>`).not.toMatch(/^on/);
+    for (const name of ['href', 'src', 'xlink:href', 'action', 'formaction']) {
+      const value = tag.attributes.get(name);
+      if (value !== undefined) expect(value, `${name} on <${tag.name}>`).not.toMatch(UNSAFE_URL);
+    }
+    if (tag.name === 'iframe') {
+      expect(tag.attributes.get('sandbox')).toBe('allow-scripts');
+      expect(tag.attributes.get('srcdoc')).toBe('<p>Sandboxed content</p>');
+    }
+  }
+  expect(all.filter((tag) => ['img', 'object', 'embed', 'base', 'textarea', 'frame', 'style', 'form'].includes(tag.name) && !(tag.name === 'form' && tag.attributes.get('action') === '/logout'))).toEqual([]);
+  expect(all.filter((tag) => tag.name === 'iframe')).toHaveLength(1);
+  expect(html).not.toMatch(/<script>alert|<img src=x|<svg onload|<iframe src=javascript|<b onmouseover/i);
+}
+
+describe(`dashboard pages on ${testDialect}`, () => {
+  it('lists dashboards grouped by group, in groupOrder, then order, then title', async () => {
+    const fresh = await startTestServer();
+    try {
+      const specs = [
+        { slug: 'ops-b', title: 'Pager load', group: 'Operations', groupOrder: 2, order: 1, tone: 'warning', subtitle: 'Pages per week' },
+        { slug: 'eng-b', title: 'Builds', group: 'Engineering', groupOrder: 1, order: 2 },
+        { slug: 'eng-a', title: 'Reviews', group: 'Engineering', groupOrder: 1, order: 1, layout: 'report' },
+        { slug: 'eng-c', title: 'Agents', group: 'Engineering', groupOrder: 1, order: 2 },
+        { slug: 'loose', title: 'Scratchpad' },
+        { slug: 'ops-a', title: 'Incidents', group: 'Operations', groupOrder: 2, order: 0 },
+      ];
+      for (const spec of specs) await publish(spec, fresh);
+      const index = await get('/d', {}, fresh);
+      expect(index.status).toBe(200);
+      const text = index.text;
+      const order = ['Engineering', 'Reviews', 'Agents', 'Builds', 'Operations', 'Incidents', 'Pager load', 'Other', 'Scratchpad'];
+      const positions = order.map((label) => text.indexOf(`>${label}<`));
+      expect(positions.every((position) => position > 0)).toBe(true);
+      expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+      expect(text).toContain('6 dashboards in this account');
+      expect(text).toContain('<a class="card t-warning" href="/d/ops-b">');
+      expect(text).toContain('Pages per week');
+      expect(text).toContain('<span class="card-tag">Report</span>');
+      expect(text).toMatch(/Updated <time datetime="\d{4}-\d\d-\d\dT[^"]+" data-relative>/);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('shows an empty state before anything is published', async () => {
+    const fresh = await startTestServer();
+    try {
+      const index = await get('/d', {}, fresh);
+      expect(index.text).toContain('No dashboards yet');
+      expect(index.text).toContain('svc dashboard publish');
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('renders every block kind of a dashboard on the server', async () => {
+    await publish({ slug: 'all-kinds', title: 'All kinds', sections: [{ title: 'Everything', blocks: BLOCK_KINDS.map((kind) => validBlocks[kind]) }] });
+    const response = await get('/d/all-kinds');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    for (const kind of BLOCK_KINDS) expect(response.text).toContain(`data-kind="${kind}"`);
+    expect(response.text).toContain('<h1 class="dash-title">All kinds</h1>');
+    expect(response.text).toContain('<a href="/d">Dashboards</a>');
+    expect(response.text).toContain('href="/d/all-kinds?print=1"');
+    expect(tags(response.text).filter((tag) => tag.name === 'script')).toHaveLength(2);
+  });
+
+  it('sends a Content-Security-Policy that allows no inline script but by hash', async () => {
+    const response = await get('/d/all-kinds');
+    const csp = response.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("base-uri 'none'");
+    expect(csp).toContain("form-action 'self'");
+    const scriptSources = /script-src ([^;]+)/.exec(csp)?.[1] ?? '';
+    expect(scriptSources).not.toContain('unsafe-inline');
+    expect(scriptSources).not.toContain('unsafe-eval');
+    for (const match of response.text.matchAll(/<script>([\s\S]*?)<\/script>/g)) {
+      const hash = createHash('sha256').update(match[1] ?? '').digest('base64');
+      expect(scriptSources).toContain(`'sha256-${hash}'`);
+    }
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('referrer-policy')).toBe('same-origin');
+  });
+
+  it('allows the inline scripts of html blocks by hash, for their sandboxed frame', async () => {
+    const script = "document.body.textContent = 'hello'";
+    await publish({ slug: 'widget', title: 'Widget', sections: [{ blocks: [{ type: 'html', html: `<p>x</p><script>${script}</script><script src="https://cdn.example.com/x.js"></script>`, height: 80 }] }] });
+    const response = await get('/d/widget');
+    const hash = createHash('sha256').update(script).digest('base64');
+    expect(response.headers.get('content-security-policy')).toContain(`'sha256-${hash}'`);
+    expect(response.text).toContain('sandbox="allow-scripts"');
+    expect(response.text).not.toContain('allow-same-origin');
+    expect(response.text).toContain('srcdoc="&lt;p&gt;x&lt;/p&gt;&lt;script&gt;');
+  });
+
+  it('answers a repeat visit with 304 by ETag, and a new version with a new page', async () => {
+    await publish({ slug: 'etag', title: 'First title' });
+    const first = await get('/d/etag');
+    const etag = first.headers.get('etag') ?? '';
+    expect(etag).toMatch(/^W\/"[\w-]+-1-s-[0-9a-f]+"$/);
+    expect(first.headers.get('cache-control')).toBe('private, no-cache');
+    expect(first.headers.get('vary')).toContain('Cookie');
+
+    const repeat = await get('/d/etag', { 'if-none-match': etag });
+    expect(repeat.status).toBe(304);
+    expect(repeat.text).toBe('');
+
+    const print = await get('/d/etag?print=1', { 'if-none-match': etag });
+    expect(print.status).toBe(200);
+    expect(print.headers.get('etag')).not.toBe(etag);
+
+    await publish({ slug: 'etag', title: 'Second title' });
+    const second = await get('/d/etag', { 'if-none-match': etag });
+    expect(second.status).toBe(200);
+    expect(second.text).toContain('Second title');
+    expect(second.headers.get('etag')).toMatch(/-2-s-/);
+  });
+
+  it('serves pages gzipped to clients that take gzip, and plain to the rest', async () => {
+    const gzipped = await fetch(`${svc.url}/d/all-kinds`, { headers: { authorization: `Bearer ${svc.adminToken}`, 'accept-encoding': 'gzip' } });
+    expect(gzipped.headers.get('content-encoding')).toBe('gzip');
+    expect(await gzipped.text()).toContain('All kinds');
+    const plain = await get('/d/all-kinds', { 'accept-encoding': 'identity' });
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    expect(plain.text).toContain('All kinds');
+  });
+
+  it('serves the stylesheet and script under hashed names with a long cache', async () => {
+    const page = await get('/d/all-kinds');
+    const css = /href="(\/assets\/app\.[0-9a-f]+\.css)"/.exec(page.text)?.[1] ?? '';
+    const js = /src="(\/assets\/app\.[0-9a-f]+\.js)"/.exec(page.text)?.[1] ?? '';
+    const stylesheet = await fetch(svc.url + css);
+    expect(stylesheet.status).toBe(200);
+    expect(stylesheet.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    expect(stylesheet.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(await stylesheet.text()).toContain('@media print');
+    const script = await fetch(svc.url + js);
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect((await script.text()).length).toBeLessThan(15 * 1024);
+    expect((await fetch(`${svc.url}/assets/app.0000.css`)).status).toBe(404);
+  });
+
+  it('previews the print view with ?print=1', async () => {
+    const response = await get('/d/all-kinds?print=1');
+    expect(response.status).toBe(200);
+    expect(response.text).toContain('<html lang="en" class="print-preview">');
+    expect(response.text).toContain('Print preview');
+    expect(response.text).toContain('data-print');
+  });
+
+  it('renders a 5,000-row table with a search box', async () => {
+    const spec = buildLargeTableSpec(5000, 8);
+    await publish(spec);
+    const response = await get(`/d/${spec.slug}`);
+    expect(response.status).toBe(200);
+    expect(response.text.match(/<tr>/g)?.length).toBeGreaterThanOrEqual(5000);
+    expect(response.text).toContain('placeholder="Filter 5,000 rows…"');
+  });
+
+  it('answers unknown, malformed and deleted dashboards with a 404 page', async () => {
+    for (const path of ['/d/no-such-dashboard', '/d/Not_A_Slug']) {
+      const response = await get(path);
+      expect(response.status).toBe(404);
+      expect(response.headers.get('content-type')).toContain('text/html');
+      expect(response.text).toContain('Nothing here');
+    }
+    await publish({ slug: 'short-lived', title: 'Short lived' });
+    expect((await get('/d/short-lived')).status).toBe(200);
+    expect((await svc.request('DELETE', '/api/dashboards/short-lived')).status).toBe(204);
+    expect((await get('/d/short-lived')).status).toBe(404);
+  });
+
+  it.each(XSS_PAYLOADS.map((payload, index) => [index, payload] as const))('escapes attack string %i in every string field of every block kind', async (index, payload) => {
+    const slug = `hostile-${index}`;
+    await publish(hostileSpec(slug, payload, HOSTILE_URLS[index % HOSTILE_URLS.length] ?? 'javascript:alert(1)'));
+    for (const view of ['', '?print=1']) {
+      const response = await get(`/d/${slug}${view}`);
+      expect(response.status).toBe(200);
+      expectNoInjectedMarkup(response.text);
+      for (const kind of BLOCK_KINDS) expect(response.text).toContain(`data-kind="${kind}"`);
+    }
+    const index_ = await get('/d');
+    expectNoInjectedMarkup(index_.text.replace('</main>', '<iframe sandbox="allow-scripts" srcdoc="&lt;p&gt;Sandboxed content&lt;/p&gt;"></iframe></main>'));
+  });
+
+  it('isolates bidi overrides so they cannot reorder the page', async () => {
+    const response = await get('/d/hostile-5');
+    expect(response.text).toContain('<bdi>\u202Egnp.exe\u202C &lt;b onmouseover=alert(1)&gt;rtl&lt;/b&gt;</bdi>');
+  });
+
+  it('draws no chart whose option would write markup into the SVG', async () => {
+    await publish(hostileChartOptionSpec('hostile-options'));
+    const response = await get('/d/hostile-options');
+    expect(response.status).toBe(200);
+    expectNoInjectedMarkup(response.text.replace('</main>', '<iframe sandbox="allow-scripts" srcdoc="&lt;p&gt;Sandboxed content&lt;/p&gt;"></iframe></main>'));
+    expect(response.text.match(/This chart could not be drawn/g)?.length).toBeGreaterThanOrEqual(2);
+  });
+});
