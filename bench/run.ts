@@ -3,6 +3,7 @@
  * measured in the same run (the same work done without HTTP, or by raw git), so numbers from different
  * machines can be compared as ratios.
  */
+import { runChangesBench } from './changes.js';
 import { runPublishBench } from './publish.js';
 
 interface Suite {
@@ -10,7 +11,10 @@ interface Suite {
   run: () => Promise<Record<string, unknown>>;
 }
 
-const suites: Suite[] = [{ name: 'publish', run: runPublishBench }];
+const suites: Suite[] = [
+  { name: 'publish', run: runPublishBench },
+  { name: 'changes', run: runChangesBench },
+];
 
 const only = process.argv.slice(2);
 const results: Record<string, unknown> = { machine: { cpus: (await import('node:os')).cpus().length, node: process.version } };

@@ -109,11 +109,12 @@ interface Anchors {
 }
 
 async function resolveAnchors(repo: ProjectRepository, branches: { project: ProjectRow; headRef: string; baseRef: string }): Promise<Anchors> {
-  let tips = await readBranchesForWrite(repo);
+  const only = [branches.headRef, branches.baseRef];
+  let tips = await readBranchesForWrite(repo, { only });
   let verdict = await compareBranches(repo, tips, branches);
   // Spec 2 rule 6: a mirror may not have seen a push that just landed upstream; fetch before concluding.
   if (verdict.kind !== 'ahead' && repo.kind === 'mirror') {
-    tips = await readBranchesForWrite(repo, { force: true });
+    tips = await readBranchesForWrite(repo, { only, force: true });
     verdict = await compareBranches(repo, tips, branches);
   }
   if (verdict.kind === 'ahead') return verdict.anchors;

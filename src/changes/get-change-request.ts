@@ -21,7 +21,7 @@ export async function getChangeRequest(ctx: ActorContext, input: ChangeRequestLo
 
 /** Refreshes an open CR from the live branches; also hands back the branches for callers that read more. */
 export async function refreshChangeRequest(ctx: Services, project: ProjectRow, row: ChangeRequestRow): Promise<{ row: ChangeRequestRow } & LiveBranches> {
-  const live = await readLiveBranches(ctx, project);
+  const live = await readLiveBranches(ctx, project, { only: [row.head_ref, row.base_ref] });
   const [refreshed] = await applyLiveTips(ctx, [row], live.tips);
   return { row: refreshed ?? row, ...live };
 }

@@ -10,6 +10,7 @@ import {
   UnrelatedHistoriesError,
   type PreparedMerge,
 } from '../git/index.js';
+import { previewMergeConcurrently } from '../git/concurrent-merge-preview.js';
 import { openProjectRepository, type ProjectRepository } from '../git/project-repository.js';
 import { loadProjectForChangeRequests } from './change-request-access.js';
 import type { ChangeRequestRow } from './change-request-row.js';
@@ -58,14 +59,13 @@ export async function mergeChangeRequest(ctx: ActorContext, input: MergeChangeRe
       const row = await reload(ctx, found);
       assertOpen(row);
       // A lost race on a mirror means the upstream moved: fetch before recomputing.
-      const tips = await readBranchesForWrite(repo, { force: attempt > 1 });
+      const tips = await readBranchesForWrite(repo, { only: [row.head_ref, row.base_ref], force: attempt > 1 });
       const baseSha = tips.get(row.base_ref);
       const headSha = tips.get(row.head_ref);
       if (headSha === undefined) throw conflict(`The branch ${row.head_ref} of change request #${row.number} does not exist; push it again (git push origin HEAD) before merging.`);
       if (baseSha === undefined) throw conflict(`The base branch ${row.base_ref} of change request #${row.number} does not exist in the repository.`);
 
-      await assertHeadManifestValid(repo.path, headSha);
-      const merge = await prepare(repo, row, { baseSha, headSha, message, author: ctx.config.mergeAuthor });
+      const merge = await gateThenPrepare(repo, row, { baseSha, headSha, message, author: ctx.config.mergeAuthor });
       const landed = { crId: row.id, baseShaBefore: baseSha, headSha, mergeCommitSha: merge.commitSha, mergedBy: ctx.actor.userId, mergedAt: nowIso() };
 
       if (merge.kind === 'up-to-date') {
@@ -118,13 +118,30 @@ async function reload(ctx: ActorContext, row: ChangeRequestRow): Promise<ChangeR
   return current;
 }
 
+/**
+ * The manifest gate and the merge computation are independent reads, so they run side by side; the gate's
+ * verdict still comes first (spec 2: an invalid manifest is a 422 even when the merge would also conflict).
+ * A merge commit written for a refused gate is an unreferenced object that git's gc collects.
+ */
+async function gateThenPrepare(
+  repo: ProjectRepository,
+  row: ChangeRequestRow,
+  options: { baseSha: string; headSha: string; message: string; author: { name: string; email: string } },
+): Promise<PreparedMerge> {
+  const [gate, merge] = await Promise.allSettled([assertHeadManifestValid(repo.path, options.headSha), prepare(repo, row, options)]);
+  if (gate.status === 'rejected') throw gate.reason;
+  if (merge.status === 'rejected') throw merge.reason;
+  return merge.value;
+}
+
 async function prepare(
   repo: ProjectRepository,
   row: ChangeRequestRow,
   options: { baseSha: string; headSha: string; message: string; author: { name: string; email: string } },
 ): Promise<PreparedMerge> {
   try {
-    return await prepareMerge(repo.path, options);
+    const preview = await previewMergeConcurrently(repo.path, options);
+    return await prepareMerge(repo.path, { ...options, preview });
   } catch (error) {
     if (error instanceof MergeConflictError) {
       const count = error.conflicts.length;
