@@ -215,6 +215,8 @@ describe(`dashboard pages on ${testDialect}`, () => {
     expect(response.status).toBe(200);
     expect(response.text.match(/<tr>/g)?.length).toBeGreaterThanOrEqual(5000);
     expect(response.text).toContain('placeholder="Filter 5,000 rows…"');
+    expect(response.text).toContain('class="tbl numbered paged"');
+    expect(response.text).toContain('Show all 5,000 rows');
   });
 
   it('answers unknown, malformed and deleted dashboards with a 404 page', async () => {

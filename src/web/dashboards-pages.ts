@@ -44,7 +44,7 @@ export function renderDashboardPage(specText: string, meta: { version: number; u
     ? ''
     : `<a class="btn" href="${escapeAttr(slugPath)}?print=1" rel="nofollow">${PRINT_ICON.replace('<svg', '<svg class="btn-icon"')}<span class="btn-label">Print</span></a>`;
   const previewBar = printing
-    ? `<div class="preview-bar only-screen"><span>Print preview: A4, light theme, screen-only blocks hidden.</span><a class="btn" href="${escapeAttr(slugPath)}">Back to the dashboard</a><button class="btn" type="button" data-print>Print</button></div>`
+    ? `<div class="preview-bar"><span>Print preview: A4, light theme, screen-only blocks hidden.</span><a class="btn" href="${escapeAttr(slugPath)}">Back to the dashboard</a><button class="btn" type="button" data-print>Print</button></div>`
     : '';
   return renderPage({
     title: rendered.title,

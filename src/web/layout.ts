@@ -52,6 +52,10 @@ export function contentSecurityPolicy(scriptHashes: readonly string[] = []): str
   ].join('; ');
 }
 
+/** Inline, so browsers do not ask for /favicon.ico. */
+const FAVICON =
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 32 32'%3E%3Crect width='32' height='32' rx='8' fill='%237c3aed'/%3E%3Ctext x='16' y='22' font-family='Arial' font-size='18' font-weight='700' fill='white' text-anchor='middle'%3Es%3C/text%3E%3C/svg%3E";
+
 const THEME_ICONS =
   '<svg class="i-moon" viewBox="0 0 24 24" aria-hidden="true"><path d="M21 12.8A9 9 0 1 1 11.2 3a7 7 0 0 0 9.8 9.8z"/></svg>' +
   '<svg class="i-sun" viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="4"/><path d="M12 2v2M12 20v2M4.9 4.9l1.4 1.4M17.7 17.7l1.4 1.4M2 12h2M20 12h2M4.9 19.1l1.4-1.4M17.7 6.3l1.4-1.4"/></svg>';
@@ -82,7 +86,7 @@ export function renderPage(options: PageOptions): Page {
     `<!doctype html><html lang="en"${htmlClass}><head><meta charset="utf-8">` +
     `<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="color-scheme" content="light dark">` +
     `<meta name="referrer" content="same-origin"><title>${escapeAttr(options.title)} · svc</title>` +
-    `<link rel="stylesheet" href="${stylesheetAsset.path}"><script>${THEME_BOOT_SCRIPT}</script>` +
+    `<link rel="icon" href="${FAVICON}"><link rel="stylesheet" href="${stylesheetAsset.path}"><script>${THEME_BOOT_SCRIPT}</script>` +
     `<script src="${scriptAsset.path}" defer></script></head><body>` +
     (options.bare ? '' : renderTopbar(options)) +
     (options.beforeMain ?? '') +

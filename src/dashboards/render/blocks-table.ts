@@ -19,6 +19,14 @@ function columnWidth(width: string | undefined): string {
   return ` style="width:${/\d$/.test(trimmed) ? `${trimmed}px` : trimmed}"`;
 }
 
+/**
+ * Long tables show their first rows until the reader asks for all: laying out 5,000 rows takes a
+ * browser seconds, and every filter keystroke that reveals them again would pay that once more.
+ * Search still covers every row. Paper always gets every row.
+ */
+export const PAGE_ROWS = 200;
+const PAGED_FROM = 250;
+
 const NIL = '<span class="nil" aria-label="no value">—</span>';
 
 function isCell(value: TableValue): value is TableCell {
@@ -104,7 +112,8 @@ export function renderTable(block: TableBlock, context: RenderContext): string {
     foot = `<tfoot><tr>${block.numbered ? '<td class="rn"></td>' : ''}${cells.join('')}</tr></tfoot>`;
   }
 
-  const tableClasses = ['tbl', block.striped ? 'striped' : '', block.numbered ? 'numbered' : ''].filter(Boolean).join(' ');
+  const paged = rows.length > PAGED_FROM;
+  const tableClasses = ['tbl', block.striped ? 'striped' : '', block.numbered ? 'numbered' : '', paged ? 'paged' : ''].filter(Boolean).join(' ');
   const label = block.title ?? 'table';
   const tools = block.searchable
     ? `<div class="tbl-tools"><input type="search" class="tbl-search" data-table="${tableId}" placeholder="Filter ${formatNumber(rows.length)} rows…" aria-label="${escapeAttr(`Filter rows of ${label}`)}" autocomplete="off" spellcheck="false">` +
@@ -112,10 +121,17 @@ export function renderTable(block: TableBlock, context: RenderContext): string {
     : '';
   const scrollStyle = block.maxHeight !== undefined ? ` style="max-height:${block.maxHeight}px"` : '';
   const scrollClass = block.maxHeight !== undefined ? 'tbl-scroll capped' : 'tbl-scroll';
+  // A checkbox (styled as a button by its label) lifts the cap without script; see styles.ts.
+  const showAll = paged ? `<input type="checkbox" class="tbl-all" id="${tableId}-all">` : '';
+  const more = paged
+    ? `<div class="tbl-more"><span class="tbl-shown">Showing the first ${PAGE_ROWS} of ${formatNumber(rows.length)} rows.</span>` +
+      `<label class="btn" for="${tableId}-all">Show all ${formatNumber(rows.length)} rows</label></div>`
+    : '';
   return (
-    `${tools}<div class="${scrollClass}"${scrollStyle} tabindex="0" role="region" aria-label="${escapeAttr(label)}">` +
-    `<table class="${tableClasses}" id="${tableId}" data-sortable><thead><tr>${head.join('')}</tr></thead><tbody>${body.join('')}</tbody>${foot}</table></div>` +
-    (block.searchable ? `<p class="tbl-empty" hidden>No rows match.</p>` : '')
+    `${tools}${showAll}<div class="${scrollClass}"${scrollStyle} tabindex="0" role="region" aria-label="${escapeAttr(label)}">` +
+    `<table class="${tableClasses}" id="${tableId}" data-sortable${paged ? ` data-page="${PAGE_ROWS}"` : ''}><thead><tr>${head.join('')}</tr></thead><tbody>${body.join('')}</tbody>${foot}</table></div>` +
+    (block.searchable ? `<p class="tbl-empty" hidden>No rows match.</p>` : '') +
+    more
   );
 }
 

@@ -55,6 +55,11 @@ export const CLIENT_SCRIPT = String.raw`(function () {
     var block = input.closest('.blk') || table.parentNode;
     var count = block.querySelector('.tbl-count');
     var empty = block.querySelector('.tbl-empty');
+    var showAll = block.querySelector('.tbl-all');
+    var more = block.querySelector('.tbl-more');
+    var moreText = more && more.querySelector('.tbl-shown');
+    var initialMore = moreText ? moreText.textContent : '';
+    var limit = Number(table.getAttribute('data-page')) || Infinity;
     var texts = null;
     var rows = null;
     var pending = false;
@@ -70,17 +75,25 @@ export const CLIENT_SCRIPT = String.raw`(function () {
       pending = false;
       if (!texts || rows.length !== body.rows.length) index();
       var terms = input.value.toLowerCase().split(/\s+/).filter(Boolean);
-      var shown = 0;
+      var filtering = terms.length > 0;
+      // Unfiltered long tables are capped by CSS; filtered ones here, at the same number of rows.
+      var cap = filtering && !(showAll && showAll.checked) ? limit : Infinity;
+      var matches = 0;
       for (var i = 0; i < rows.length; i++) {
         var text = texts[i];
         var match = true;
         for (var j = 0; j < terms.length; j++) if (text.indexOf(terms[j]) === -1) { match = false; break; }
-        if (match) shown++;
-        if (rows[i].hidden === match) rows[i].hidden = !match;
+        if (match) matches++;
+        var hide = !match || matches > cap;
+        if (rows[i].hidden !== hide) rows[i].hidden = hide;
       }
-      table.classList.toggle('filtered', terms.length > 0);
-      if (count) count.textContent = terms.length ? format.format(shown) + ' of ' + format.format(total) + ' rows' : format.format(total) + ' rows';
-      if (empty) empty.hidden = shown !== 0;
+      table.classList.toggle('filtered', filtering);
+      if (count) count.textContent = filtering ? format.format(matches) + ' of ' + format.format(total) + ' rows' : format.format(total) + ' rows';
+      if (empty) empty.hidden = matches !== 0;
+      if (more && moreText) {
+        more.hidden = filtering && matches <= limit;
+        moreText.textContent = filtering ? 'Showing the first ' + format.format(limit) + ' of ' + format.format(matches) + ' matching rows.' : initialMore;
+      }
     }
 
     input.addEventListener('input', function () {
@@ -91,6 +104,7 @@ export const CLIENT_SCRIPT = String.raw`(function () {
     input.addEventListener('keydown', function (event) {
       if (event.key === 'Escape' && input.value) { input.value = ''; apply(); }
     });
+    if (showAll) showAll.addEventListener('change', function () { if (input.value) apply(); });
     // Sorting reorders rows; the index is rebuilt on the next keystroke.
     table.addEventListener('svc:sorted', function () { texts = null; });
   }

@@ -1,0 +1,294 @@
+/**
+ * The dashboard pages in a real browser: Debian's Chromium driven by playwright-core. One browser for
+ * the whole file (starting Chromium is the slow part); each test opens its own context.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildLargeTableSpec } from '../src/dashboards/fixtures/specs.js';
+import { HOSTILE_URLS, XSS_PAYLOADS, hostileChartOptionSpec, hostileSpec } from '../src/dashboards/render/testing/hostile-spec.js';
+import { BLOCK_KINDS } from '../src/dashboards/spec-schema.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const EXAMPLES = path.resolve(import.meta.dirname, '../examples/dashboards');
+const EXAMPLE_IMAGES: Record<string, string> = { '/diagrams/control-plane.svg': 'control-plane.svg', '/people/ada.png': 'avatar-ada.svg' };
+const LARGE_TABLE = buildLargeTableSpec(5000, 8);
+
+let svc: TestServer;
+let browser: Browser;
+let sessionCookie: { name: string; value: string } = { name: 'svc_session', value: '' };
+
+beforeAll(async () => {
+  svc = await startTestServer();
+  for (const name of fs.readdirSync(EXAMPLES).filter((file) => file.endsWith('.json'))) {
+    const response = await svc.request('POST', '/api/dashboards', { rawBody: fs.readFileSync(path.join(EXAMPLES, name)), headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(201);
+  }
+  expect((await svc.request('POST', '/api/dashboards', { body: LARGE_TABLE })).status).toBe(201);
+  // Every test starts signed in; the first one also signs in through the form itself.
+  const signIn = await fetch(`${svc.url}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token: svc.adminToken }).toString(),
+    redirect: 'manual',
+  });
+  const value = /svc_session=([^;]+)/.exec(signIn.headers.get('set-cookie') ?? '')?.[1] ?? '';
+  sessionCookie = { name: 'svc_session', value };
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await svc?.close();
+});
+
+interface Watched {
+  context: BrowserContext;
+  page: Page;
+  errors: string[];
+  dialogs: string[];
+}
+
+/**
+ * A signed-in page that records console errors, uncaught exceptions and dialogs. The examples' images
+ * (https://images.example.com/…) come from the repository; any other outside request is refused.
+ */
+async function openPage(options: { width?: number; colorScheme?: 'light' | 'dark'; signedIn?: boolean } = {}): Promise<Watched> {
+  const context = await browser.newContext({ viewport: { width: options.width ?? 1360, height: 900 }, colorScheme: options.colorScheme ?? 'light' });
+  await context.route(
+    (url) => url.origin !== svc.url,
+    async (route) => {
+      const url = new URL(route.request().url());
+      const file = url.hostname === 'images.example.com' ? EXAMPLE_IMAGES[url.pathname] : undefined;
+      if (!file) return route.abort('blockedbyclient');
+      return route.fulfill({ contentType: 'image/svg+xml', body: fs.readFileSync(path.join(EXAMPLES, 'images', file)) });
+    },
+  );
+  if (options.signedIn !== false) await context.addCookies([{ ...sessionCookie, url: svc.url }]);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  const dialogs: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  return { context, page, errors, dialogs };
+}
+
+describe('dashboards in Chromium', () => {
+  it('signs in through the login form and lands on the index', async () => {
+    const { context, page, errors } = await openPage({ signedIn: false });
+    await page.goto(`${svc.url}/d/engineering-health`);
+    expect(new URL(page.url()).pathname).toBe('/login');
+    await page.click('.token-login summary');
+    await page.fill('#login-token', svc.adminToken);
+    await Promise.all([page.waitForURL(`${svc.url}/d/engineering-health`), page.click('form.login-token button[type=submit]')]);
+    await expect(page.locator('h1.dash-title').textContent()).resolves.toBe('Engineering health');
+    const cookie = (await context.cookies()).find((candidate) => candidate.name === 'svc_session');
+    expect(cookie?.httpOnly).toBe(true);
+    expect(cookie?.sameSite).toBe('Lax');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('renders the gallery with every block kind visible and no console errors', async () => {
+    const { context, page, errors } = await openPage();
+    await page.goto(`${svc.url}/d/engineering-health`, { waitUntil: 'load' });
+    const visibleKinds = await page.evaluate(() =>
+      Array.from(document.querySelectorAll<HTMLElement>('[data-kind]'))
+        .filter((element) => element.checkVisibility() && element.getBoundingClientRect().height > 0)
+        .map((element) => element.dataset.kind ?? ''),
+    );
+    expect(new Set(visibleKinds)).toEqual(new Set(BLOCK_KINDS));
+    const charts = await page.locator('.chart-svg.v-wide svg').count();
+    expect(charts).toBeGreaterThanOrEqual(12);
+    expect(await page.locator('.chart-error').count()).toBe(0);
+    const figure = page.locator('.fig-media img');
+    await figure.scrollIntoViewIfNeeded();
+    await expect.poll(() => figure.evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth)).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('runs html blocks in a sandbox that cannot reach the page', async () => {
+    const { context, page, errors } = await openPage();
+    await page.goto(`${svc.url}/d/engineering-health`, { waitUntil: 'load' });
+    const frame = page.frameLocator('iframe.html-frame');
+    // The widget's inline script runs (allowed by its hash) and counts up.
+    await expect.poll(async () => Number(await frame.locator('#n').textContent()), { timeout: 10_000 }).toBeGreaterThan(0);
+    const reach = await page.frames()[1]?.evaluate(() => {
+      let parentDocument = 'blocked';
+      try {
+        parentDocument = window.parent.document.title;
+      } catch {
+        // A sandboxed frame has an opaque origin.
+      }
+      let cookie = 'blocked';
+      try {
+        cookie = document.cookie;
+      } catch {
+        // Opaque origins have no cookies.
+      }
+      return { parentDocument, cookie };
+    });
+    expect(reach).toEqual({ parentDocument: 'blocked', cookie: 'blocked' });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it.each([
+    ['the gallery', '/d/engineering-health'],
+    ['the report', '/d/q2-platform-review'],
+    ['the index', '/d'],
+    ['the sign-in page', '/login'],
+    ['the 5,000-row table', `/d/${LARGE_TABLE.slug}`],
+  ])('does not overflow horizontally at 375 px: %s', async (_name, route) => {
+    const { context, page, errors } = await openPage({ width: 375, signedIn: route !== '/login' });
+    await page.goto(svc.url + route, { waitUntil: 'load' });
+    const width = await page.evaluate(() => document.scrollingElement?.scrollWidth ?? Infinity);
+    expect(width).toBeLessThanOrEqual(375);
+    // Wide charts switch to their phone drawing.
+    if (route === '/d/engineering-health') expect(await page.locator('.chart.has-narrow .v-narrow').first().isVisible()).toBe(true);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('toggles between light and dark, follows the system first and remembers the choice', async () => {
+    const { context, page, errors } = await openPage({ colorScheme: 'dark' });
+    await page.goto(`${svc.url}/d/engineering-health`, { waitUntil: 'load' });
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const chartText = () => page.evaluate(() => getComputedStyle(document.querySelector('.chart-svg text[fill="#020200"]') as Element).fill);
+    expect(await page.evaluate(() => document.documentElement.getAttribute('data-theme'))).toBeNull();
+    const darkBackground = await background();
+    const darkChartText = await chartText();
+    await page.click('[data-theme-toggle]');
+    expect(await page.evaluate(() => document.documentElement.getAttribute('data-theme'))).toBe('light');
+    expect(await background()).not.toBe(darkBackground);
+    // Charts are drawn once on the server and follow the theme through CSS.
+    expect(await chartText()).not.toBe(darkChartText);
+    expect(await page.getAttribute('[data-theme-toggle]', 'aria-label')).toBe('Switch to dark theme');
+    await page.reload({ waitUntil: 'load' });
+    expect(await page.evaluate(() => document.documentElement.getAttribute('data-theme'))).toBe('light');
+    await page.click('[data-theme-toggle]');
+    expect(await page.evaluate(() => localStorage.getItem('svc-theme'))).toBe('dark');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('filters the 5,000-row table as you type, showing the first 200 matches until asked for all', async () => {
+    const { context, page, errors } = await openPage();
+    await page.goto(`${svc.url}/d/${LARGE_TABLE.slug}`, { waitUntil: 'load' });
+    const allRows = page.locator('table.tbl tbody tr');
+    const shownRows = page.locator('table.tbl tbody tr:visible');
+    expect(await allRows.count()).toBe(5000);
+    expect(await shownRows.count()).toBe(200);
+    await expect(page.locator('.tbl-shown').textContent()).resolves.toBe('Showing the first 200 of 5,000 rows.');
+
+    const matching = (term: string) =>
+      page.evaluate((needle) => Array.from(document.querySelectorAll('table.tbl tbody tr')).filter((row) => (row.textContent ?? '').toLowerCase().includes(needle)).length, term);
+    const few = await matching('item-4321');
+    expect(few).toBeGreaterThan(0);
+    const started = Date.now();
+    await page.fill('input.tbl-search', 'ITEM-4321');
+    await expect.poll(() => shownRows.count()).toBe(few);
+    process.stderr.write(`5,000-row filter: ${Date.now() - started} ms from typing to the filtered table (including polling)\n`);
+    await expect(page.locator('.tbl-count').textContent()).resolves.toBe(`${few} of 5,000 rows`);
+    expect(await page.locator('.tbl-more').isVisible()).toBe(false);
+
+    const many = await matching('item-1');
+    expect(many).toBeGreaterThan(200);
+    await page.fill('input.tbl-search', 'item-1');
+    await expect.poll(() => shownRows.count()).toBe(200);
+    await expect(page.locator('.tbl-shown').textContent()).resolves.toBe(`Showing the first 200 of ${many.toLocaleString('en-US')} matching rows.`);
+    await page.click('.tbl-more label');
+    await expect.poll(() => shownRows.count()).toBe(many);
+
+    await page.fill('input.tbl-search', 'no row has this text');
+    await expect.poll(() => shownRows.count()).toBe(0);
+    expect(await page.locator('.tbl-empty').isVisible()).toBe(true);
+    await page.press('input.tbl-search', 'Escape');
+    await expect.poll(() => shownRows.count()).toBe(5000);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('sorts a table by a column', async () => {
+    const { context, page } = await openPage();
+    await page.goto(`${svc.url}/d/engineering-health`, { waitUntil: 'load' });
+    const table = page.locator('.k-table table');
+    await table.locator('thead th', { hasText: 'Requests' }).locator('button').click();
+    const values = await table.locator('tbody tr td:nth-child(5)').allTextContents();
+    const numbers = values.filter((value) => value !== '—').map((value) => Number(value.replace(/,/g, '')));
+    expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
+    expect(await table.locator('thead th[aria-sort="ascending"]').count()).toBe(1);
+    await context.close();
+  });
+
+  it('prints: screen-only blocks hidden, print-only shown, light colours', async () => {
+    const { context, page } = await openPage({ colorScheme: 'dark' });
+    await page.goto(`${svc.url}/d/engineering-health`, { waitUntil: 'load' });
+    expect(await page.locator('[data-kind="html"]').isVisible()).toBe(true);
+    expect(await page.locator('#print-notes').isVisible()).toBe(false);
+    await page.emulateMedia({ media: 'print' });
+    expect(await page.locator('[data-kind="html"]').isVisible()).toBe(false);
+    expect(await page.locator('#print-notes').isVisible()).toBe(true);
+    expect(await page.locator('.topbar').isVisible()).toBe(false);
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(255, 255, 255)');
+    await context.close();
+  });
+
+  it('prints the report to a PDF of a sensible number of A4 pages', async () => {
+    const { context, page, errors } = await openPage();
+    await page.goto(`${svc.url}/d/q2-platform-review`, { waitUntil: 'load' });
+    const pdf = await page.pdf({ format: 'A4', printBackground: true, preferCSSPageSize: true });
+    const pages = pdf.toString('latin1').match(/\/Type\s*\/Page(?!s)/g)?.length ?? 0;
+    expect(pages).toBeGreaterThanOrEqual(5);
+    expect(pages).toBeLessThanOrEqual(14);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('shows the print preview on screen with ?print=1', async () => {
+    const { context, page, errors } = await openPage();
+    await page.goto(`${svc.url}/d/q2-platform-review?print=1`, { waitUntil: 'load' });
+    expect(await page.locator('.preview-bar').isVisible()).toBe(true);
+    expect(await page.locator('.toc').isVisible()).toBe(false);
+    const pageWidth = await page.locator('main.page').evaluate((element) => element.getBoundingClientRect().width);
+    expect(pageWidth).toBeGreaterThan(780);
+    expect(pageWidth).toBeLessThan(810);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it.each(XSS_PAYLOADS.map((payload, index) => [index, payload] as const))('runs no script from attack string %i', async (index, payload) => {
+    const slug = `browser-hostile-${index}`;
+    expect((await svc.request('POST', '/api/dashboards', { body: hostileSpec(slug, payload, HOSTILE_URLS[index % HOSTILE_URLS.length] ?? 'javascript:alert(1)') })).status).toBe(201);
+    const { context, page, errors, dialogs } = await openPage();
+    await page.goto(`${svc.url}/d/${slug}`, { waitUntil: 'load' });
+    await page.hover('h1.dash-title');
+    for (const link of await page.locator('main a[href]').all()) {
+      const href = (await link.getAttribute('href')) ?? '';
+      expect(href).not.toMatch(/^\s*(?:javascript|vbscript|data):/i);
+    }
+    await page.goto(`${svc.url}/d`, { waitUntil: 'load' });
+    expect(dialogs).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('runs no script from hostile chart options', async () => {
+    expect((await svc.request('POST', '/api/dashboards', { body: hostileChartOptionSpec('browser-hostile-options') })).status).toBe(201);
+    const { context, page, errors, dialogs } = await openPage();
+    await page.goto(`${svc.url}/d/browser-hostile-options`, { waitUntil: 'load' });
+    expect(await page.locator('.chart-error').count()).toBeGreaterThan(0);
+    expect(dialogs).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
