@@ -1,5 +1,6 @@
 import type { Services } from '../context.js';
-import { isAncestor, listBranchTips, RefNotFoundError } from '../git/index.js';
+import { resolveBranchTips } from '../git/branch-tips.js';
+import { isAncestor, RefNotFoundError } from '../git/index.js';
 import { openProjectRepository } from '../git/project-repository.js';
 import { recordLandedMerge } from './record-landed-merge.js';
 
@@ -26,9 +27,13 @@ export async function repairInterruptedMerges(services: Services): Promise<Repai
     let landed: boolean;
     try {
       const repo = await openProjectRepository(services, project);
-      await repo.refresh({ force: true });
-      const baseTip = (await listBranchTips(repo.path)).get(intent.base_ref);
-      landed = baseTip !== undefined && (await containsCommit(repo.path, baseTip, intent.merge_commit_sha));
+      landed = await baseContains(repo.path, intent.base_ref, intent.merge_commit_sha);
+      // A mirror's own branch follows a merge push at once, so the local answer is usually final; only a
+      // "no" needs the upstream's word (the crash may have come between the push and that step).
+      if (!landed && repo.kind === 'mirror') {
+        await repo.refresh({ force: true });
+        landed = await baseContains(repo.path, intent.base_ref, intent.merge_commit_sha);
+      }
     } catch {
       summary.kept.push(intent.cr_id);
       continue;
@@ -52,7 +57,9 @@ export async function repairInterruptedMerges(services: Services): Promise<Repai
 }
 
 /** A merge commit that was never written, or was garbage-collected, is not on base. */
-async function containsCommit(repoPath: string, tip: string, commit: string): Promise<boolean> {
+async function baseContains(repoPath: string, baseRef: string, commit: string): Promise<boolean> {
+  const tip = (await resolveBranchTips(repoPath, [baseRef])).get(baseRef);
+  if (tip === undefined) return false;
   try {
     return await isAncestor(repoPath, commit, tip);
   } catch (error) {
