@@ -6,6 +6,7 @@ import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import { withFileLock } from './file-lock.js';
 import { adaptSqlite } from './sqlite-adapter.js';
+import { startCheckpointer } from './sqlite-checkpointer.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -58,8 +59,18 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  // Checkpoints run on a worker thread (see sqlite-checkpointer.ts), not inside requests.
+  sqlite.pragma('wal_autocheckpoint = 0');
+  const checkpointer = startCheckpointer(file);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: adaptSqlite(sqlite) }) });
-  const handle: DatabaseHandle = { db, dialect: 'sqlite', close: () => db.destroy() };
+  const handle: DatabaseHandle = {
+    db,
+    dialect: 'sqlite',
+    close: async () => {
+      await db.destroy();
+      await checkpointer.stop();
+    },
+  };
   try {
     await withFileLock(`${file}.migrate-lock`, () => migrate(handle));
   } catch (error) {
