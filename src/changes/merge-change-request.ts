@@ -9,6 +9,7 @@ import {
   RefUpdateRaceError,
   UnrelatedHistoriesError,
   type PreparedMerge,
+  type PrepareMergeOptions,
 } from '../git/index.js';
 import { previewMergeConcurrently } from '../git/concurrent-merge-preview.js';
 import { openProjectRepository, type ProjectRepository } from '../git/project-repository.js';
@@ -119,29 +120,27 @@ async function reload(ctx: ActorContext, row: ChangeRequestRow): Promise<ChangeR
 }
 
 /**
- * The manifest gate and the merge computation are independent reads, so they run side by side; the gate's
- * verdict still comes first (spec 2: an invalid manifest is a 422 even when the merge would also conflict).
- * A merge commit written for a refused gate is an unreferenced object that git's gc collects.
+ * The merge is computed first (merge-base and merge-tree side by side); the manifest gate then runs beside
+ * commit-tree, so no more than two git processes run at once. The gate's verdict still comes first (spec 2:
+ * an invalid manifest is a 422 even when the merge would also conflict). A merge commit written for a
+ * refused gate is an unreferenced object that git's gc collects.
  */
 async function gateThenPrepare(
   repo: ProjectRepository,
   row: ChangeRequestRow,
   options: { baseSha: string; headSha: string; message: string; author: { name: string; email: string } },
 ): Promise<PreparedMerge> {
-  const [gate, merge] = await Promise.allSettled([assertHeadManifestValid(repo.path, options.headSha), prepare(repo, row, options)]);
+  const preview = await previewMergeConcurrently(repo.path, options);
+  const [gate, merge] = await Promise.allSettled([assertHeadManifestValid(repo.path, options.headSha), prepare(repo, row, { ...options, preview })]);
   if (gate.status === 'rejected') throw gate.reason;
   if (merge.status === 'rejected') throw merge.reason;
   return merge.value;
 }
 
-async function prepare(
-  repo: ProjectRepository,
-  row: ChangeRequestRow,
-  options: { baseSha: string; headSha: string; message: string; author: { name: string; email: string } },
-): Promise<PreparedMerge> {
+/** prepareMerge on a computed preview (only commit-tree runs), with its refusals in the API's words. */
+async function prepare(repo: ProjectRepository, row: ChangeRequestRow, options: PrepareMergeOptions): Promise<PreparedMerge> {
   try {
-    const preview = await previewMergeConcurrently(repo.path, options);
-    return await prepareMerge(repo.path, { ...options, preview });
+    return await prepareMerge(repo.path, options);
   } catch (error) {
     if (error instanceof MergeConflictError) {
       const count = error.conflicts.length;
