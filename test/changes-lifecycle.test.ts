@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import { generateToken, hashToken } from '../src/accounts/token-secrets.js';
 import { nowIso } from '../src/db/values.js';
 import { Clone, projectWithClone, removeTempDirs, type TestProject } from './support/change-request-fixtures.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
@@ -350,6 +351,21 @@ describe(`change request lifecycle on ${testDialect}`, () => {
     const foreign = await tokenWith(elsewhere, ['project.read']);
     expect((await svc.request('GET', crs(project), { token: foreign })).status).toBe(403);
     expect((await svc.request('GET', crs(project), { token: null })).status).toBe(401);
+  });
+
+  it('answers a sandbox token 401 on every CR route (it identifies a sandbox, not a project actor)', async () => {
+    const { project } = await projectWithFeature();
+    await open(project, { title: 'x', head_ref: 'feature' });
+    const token = generateToken('sandbox');
+    const admin = await svc.server.services.db.selectFrom('tokens').select(['account_id', 'user_id']).where('kind', '=', 'user').executeTakeFirstOrThrow();
+    await svc.server.services.db
+      .insertInto('tokens')
+      .values({ id: randomUUID(), account_id: admin.account_id, kind: 'sandbox', name: 'sandbox', token_hash: hashToken(token), user_id: admin.user_id, project_id: project.id, capabilities: '[]', created_at: nowIso(), expires_at: null })
+      .execute();
+    const response = await svc.request('GET', `${crs(project)}/1`, { token });
+    expect(response.status).toBe(401);
+    expect(response.body.error).toContain('SVC_CLI_TOKEN');
+    expect((await svc.request('POST', `${crs(project)}/1/merge`, { token })).status).toBe(401);
   });
 
   it('deletes a project with its CRs', async () => {
