@@ -19,12 +19,35 @@ export interface RunningServer {
  * Opens the database (migrating it), runs first-boot setup, and listens. With port 0 the base URL is
  * taken from the port the OS chose unless SVC_BASE_URL fixed it.
  */
-export async function startServer(config: Config, options: { baseUrlExplicit: boolean }): Promise<RunningServer> {
+export interface StartOptions {
+  baseUrlExplicit: boolean;
+  /**
+   * First-boot setup and crash repair. A cluster's primary runs them once before forking, so its
+   * workers skip them.
+   */
+  startupTasks?: boolean;
+}
+
+/** Opens and migrates the database and runs first-boot setup and crash repair, without listening. */
+export async function prepareDatabase(config: Config): Promise<BootstrapResult> {
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    const services: Services = { db: database.db, dialect: database.dialect, config };
+    const boot = await bootstrap(services);
+    await repairInterruptedMerges(services);
+    return boot;
+  } finally {
+    await database.close();
+  }
+}
+
+export async function startServer(config: Config, options: StartOptions): Promise<RunningServer> {
   const database: DatabaseHandle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const services: Services = { db: database.db, dialect: database.dialect, config };
   try {
-    const boot = await bootstrap(services);
-    await repairInterruptedMerges(services);
+    const startupTasks = options.startupTasks ?? true;
+    const boot = startupTasks ? await bootstrap(services) : { accountId: '', adminUserId: '', generatedToken: null, tokenFile: null };
+    if (startupTasks) await repairInterruptedMerges(services);
     const app = await buildApp(services, { logLevel: config.logLevel });
     await app.listen({ host: config.host, port: config.port });
     const address = app.server.address();
