@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cliBinary } from './support/cli-harness.js';
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+/** Starts `svc serve` as an operator would and waits for its announcement on stderr. */
+async function serve(args: string[], env: NodeJS.ProcessEnv = {}, waitFor = /svc serving on /) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-serve-'));
+  const child = spawn(process.execPath, [cliBinary, 'serve', '--port', '0', '--data-dir', dataDir, ...args], {
+    // The command itself is under test here, on SQLite; the PostgreSQL pass covers the database elsewhere.
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /svc serving on (http:\/\/[\d.]+:\d+)/.exec(stderr);
+      if (match?.[1] && waitFor.test(stderr)) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`svc serve exited with ${code}: ${stderr}`)));
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, url, dataDir, stderr: () => stderr, exited };
+}
+
+describe('svc serve', () => {
+  it('prints where it listens and the first-boot admin token, which works', async () => {
+    const server = await serve([], {}, /Log the CLI in with/);
+    const token = fs.readFileSync(path.join(server.dataDir, 'admin-token'), 'utf8').trim();
+    expect(server.stderr()).toContain(`svc serving on ${server.url} (public URL ${server.url}; SQLite in ${server.dataDir})`);
+    expect(server.stderr()).toContain(`Admin token (shown once, also written to ${server.dataDir}/admin-token):\n\n  ${token}\n`);
+    const health = await fetch(`${server.url}/healthz`);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    const projects = await fetch(`${server.url}/v1/projects`, { headers: { authorization: `Bearer ${token}` } });
+    expect(projects.status).toBe(200);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('runs several workers on one port and stops them all on SIGTERM', async () => {
+    const server = await serve(['--workers', '2'], { SVC_ADMIN_TOKEN: 'svc_u_workers' });
+    expect(server.stderr()).toContain('2 workers');
+    expect(server.stderr()).not.toContain('Admin token');
+    const headers = { authorization: 'Bearer svc_u_workers', 'content-type': 'application/json' };
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => fetch(`${server.url}/api/dashboards`, { method: 'POST', headers, body: JSON.stringify({ slug: 'shared', title: `t${i}` }) })),
+    );
+    expect(responses.map((r) => r.status).sort()).toEqual([...Array(11).fill(200), 201]);
+    const versions = await (await fetch(`${server.url}/api/dashboards/shared/versions`, { headers })).json();
+    expect(versions.versions).toHaveLength(12);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('refuses a bad port with a usage error', async () => {
+    const child = spawn(process.execPath, [cliBinary, 'serve', '--port', 'eighty'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(2);
+    expect(stderr).toContain('--port must be an integer from 0 to 65535');
+  });
+});
