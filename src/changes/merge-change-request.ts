@@ -77,7 +77,8 @@ export async function mergeChangeRequest(ctx: ActorContext, input: MergeChangeRe
 
       await writeIntent(ctx, row, { ...landed, fastForward: merge.kind === 'fast-forward', baseRef: row.base_ref, projectId: project.id });
       try {
-        await repo.compareAndSwapBranch(row.base_ref, merge.commitSha, baseSha);
+        // prepareMerge built the commit on baseSha (merge parent, or a fast-forward decided from the merge base).
+        await repo.compareAndSwapBranch(row.base_ref, merge.commitSha, baseSha, { builtOnOldSha: true });
       } catch (error) {
         await ctx.db.deleteFrom('merge_intents').where('cr_id', '=', row.id).execute();
         if (error instanceof RefUpdateRaceError) continue;

@@ -96,6 +96,7 @@ export {
   provisionProjectRepository,
   removeProjectRepository,
   UpstreamUnavailableError,
+  type BranchSwapOptions,
   type OpenProjectRepositoryOptions,
   type ProjectRepository,
 } from './project-repository.js';

@@ -45,9 +45,17 @@ export interface ProjectRepository {
    * refused the push for another reason (a hook, branch protection), UpstreamUnavailableError when the
    * upstream cannot be reached.
    */
-  compareAndSwapBranch(branch: string, newSha: string, oldSha: string): Promise<void>;
+  compareAndSwapBranch(branch: string, newSha: string, oldSha: string, options?: BranchSwapOptions): Promise<void>;
   /** Marks a mirror stale so the next refresh() fetches (the "mirror cache is invalidated" after a merge). */
   invalidate(): void;
+}
+
+export interface BranchSwapOptions {
+  /**
+   * The caller built newSha on top of oldSha (a merge commit whose first parent is oldSha, or a
+   * fast-forward decided from the merge base), so the ancestry check — one git process — is skipped.
+   */
+  builtOnOldSha?: boolean;
 }
 
 /** How long a mirror counts as fresh after a fetch by this process, unless a caller forces a refresh. */
@@ -216,8 +224,8 @@ function noProcess(args: string[]): { args: string[]; exitCode: null; signal: nu
 }
 
 /** svc never rewrites a branch: the new tip must contain the old one. */
-async function assertFastForward(repoPath: string, ref: string, newSha: string, oldSha: string): Promise<void> {
-  if (newSha === oldSha) return;
+async function assertFastForward(repoPath: string, ref: string, newSha: string, oldSha: string, options: BranchSwapOptions): Promise<void> {
+  if (newSha === oldSha || options.builtOnOldSha) return;
   if (!(await isAncestor(repoPath, oldSha, newSha))) {
     throw new PushRejectedError(
       { ref, reason: `non-fast-forward: ${newSha} does not contain ${oldSha}, and svc never rewrites a branch` },
@@ -235,10 +243,10 @@ class HostedRepository implements ProjectRepository {
     // The hosted repository is the truth; there is nothing to fetch.
   }
 
-  async compareAndSwapBranch(branch: string, newSha: string, oldSha: string): Promise<void> {
+  async compareAndSwapBranch(branch: string, newSha: string, oldSha: string, options: BranchSwapOptions = {}): Promise<void> {
     const ref = branchRef(branch);
     await withRepoLock(this.path, async () => {
-      await assertFastForward(this.path, ref, newSha, oldSha);
+      await assertFastForward(this.path, ref, newSha, oldSha, options);
       await compareAndSwapRef(this.path, { ref, newSha, expectedOldSha: oldSha, reason: 'svc: merge' });
     });
   }
@@ -277,10 +285,10 @@ class MirrorRepository implements ProjectRepository {
     }
   }
 
-  async compareAndSwapBranch(branch: string, newSha: string, oldSha: string): Promise<void> {
+  async compareAndSwapBranch(branch: string, newSha: string, oldSha: string, options: BranchSwapOptions = {}): Promise<void> {
     const ref = branchRef(branch);
     const rejection = await withRepoLock(this.path, async () => {
-      await assertFastForward(this.path, ref, newSha, oldSha);
+      await assertFastForward(this.path, ref, newSha, oldSha, options);
       try {
         await pushBranch(this.path, this.upstreamUrl, { ...this.credentials, sha: newSha, ref });
       } catch (error) {
