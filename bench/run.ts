@@ -5,6 +5,7 @@
  */
 import { runChangesBench } from './changes.js';
 import { runPublishBench } from './publish.js';
+import { runRenderBench } from './render.js';
 
 interface Suite {
   name: string;
@@ -14,6 +15,7 @@ interface Suite {
 const suites: Suite[] = [
   { name: 'publish', run: runPublishBench },
   { name: 'changes', run: runChangesBench },
+  { name: 'render', run: runRenderBench },
 ];
 
 const only = process.argv.slice(2);

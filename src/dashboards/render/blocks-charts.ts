@@ -5,6 +5,7 @@
  */
 import type { ChartBlock, GaugeBlock, HeatmapBlock } from '../spec-schema.js';
 import { chartKind, chartOption, gaugeBounds, gaugeOption, heatmapOption, heatmapRange, type ChartLayout, type ChartKind } from './chart-options.js';
+import { ChartCache, chartCache } from './chart-cache.js';
 import { renderEChartsSvg } from './echarts-ssr.js';
 import { escapeAttr, escapeHtml, formatNumber } from './escape.js';
 import { mergeOption } from './merge-option.js';
@@ -33,6 +34,8 @@ const KIND_NAMES: Record<ChartKind, string> = {
 type OptionBuilder = (layout: ChartLayout) => Record<string, unknown>;
 
 interface ChartFigure {
+  /** What the drawing depends on besides its size: the block as published. */
+  source: unknown;
   kindClass: string;
   name: string;
   summary: string;
@@ -49,9 +52,17 @@ function withUnit(value: number | null, unit: string | undefined): string {
 }
 
 function drawing(figure: ChartFigure, width: number, variant: string): string {
-  const result = renderEChartsSvg(figure.build({ width, height: figure.height }), { width, height: figure.height });
-  if (result.ok) return `<div class="chart-svg ${variant}">${result.svg}</div>`;
-  return `<div class="chart-error ${variant}" style="height:${figure.height}px"><p>This chart could not be drawn: ${escapeHtml(result.reason.slice(0, 300))}</p></div>`;
+  const key = ChartCache.key([figure.kindClass, figure.source, width, figure.height]);
+  let svg = chartCache.get(key);
+  if (svg === undefined) {
+    const result = renderEChartsSvg(figure.build({ width, height: figure.height }), { width, height: figure.height });
+    if (!result.ok) {
+      return `<div class="chart-error ${variant}" style="height:${figure.height}px"><p>This chart could not be drawn: ${escapeHtml(result.reason.slice(0, 300))}</p></div>`;
+    }
+    svg = result.svg;
+    chartCache.set(key, svg);
+  }
+  return `<div class="chart-svg ${variant}">${svg}</div>`;
 }
 
 function renderFigure(figure: ChartFigure, context: RenderContext): string {
@@ -127,6 +138,7 @@ export function renderChart(block: ChartBlock, context: RenderContext): string {
   const name = block.title ? `${block.title} (${KIND_NAMES[kind].toLowerCase()})` : KIND_NAMES[kind];
   return renderFigure(
     {
+      source: block,
       kindClass: `chart-${kind}`,
       name,
       summary: chartSummary(block, kind),
@@ -160,6 +172,7 @@ export function renderHeatmap(block: HeatmapBlock, context: RenderContext): stri
     : '';
   return renderFigure(
     {
+      source: block,
       kindClass: 'chart-heatmap',
       name,
       summary,
@@ -183,7 +196,7 @@ export function renderGauge(block: GaugeBlock, context: RenderContext): string {
   context.placement = { ...saved, contentWidth: Math.min(saved.contentWidth, Math.max(260, height * 1.6)) };
   try {
     return renderFigure(
-      { kindClass: 'chart-gauge', name: `${label} (gauge)`, summary, dataTable: '', height, build: (layout) => gaugeOption(block, layout) },
+      { source: block, kindClass: 'chart-gauge', name: `${label} (gauge)`, summary, dataTable: '', height, build: (layout) => gaugeOption(block, layout) },
       context,
     );
   } finally {

@@ -1,0 +1,188 @@
+/**
+ * Dashboard pages: first render of the example gallery and of a 5,000-row × 8-column table, the cached
+ * page (over HTTP to a separate server process, and in-process through Fastify's inject), and the
+ * gzipped weight of the gallery page with its stylesheet and script.
+ *
+ * Each render figure sits beside a floor measured in the same run: parsing the same spec and escaping
+ * every string in it into a minimal template, which any server-rendered page must at least do.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import autocannon from 'autocannon';
+import { loadConfig } from '../src/config.js';
+import { buildLargeTableSpec } from '../src/dashboards/fixtures/specs.js';
+import { chartCache } from '../src/dashboards/render/chart-cache.js';
+import { escapeHtml, formatNumber } from '../src/dashboards/render/escape.js';
+import type { DashboardSpec } from '../src/dashboards/spec-schema.js';
+import { startServer } from '../src/server/start.js';
+import { scriptAsset, stylesheetAsset } from '../src/web/assets.js';
+import { renderDashboardPage } from '../src/web/dashboards-pages.js';
+import { round, startBenchServer, timeMedian } from './support.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+/** bench runs from dist/bench; the examples stay in the repository. */
+const GALLERY_PATH = [path.resolve(here, '../../examples/dashboards/engineering-health.json'), path.resolve(here, '../examples/dashboards/engineering-health.json')].find((candidate) =>
+  fs.existsSync(candidate),
+);
+const META = { version: 1, updatedAt: '2024-05-03T09:00:00.000Z', view: 'screen' as const };
+
+/** The least a server-rendered page does: parse the spec and escape each string and number into markup. */
+function renderFloor(specText: string): string {
+  const parts: string[] = [];
+  const walk = (value: unknown): void => {
+    if (typeof value === 'string') parts.push('<p>', escapeHtml(value), '</p>');
+    else if (typeof value === 'number') parts.push('<p>', formatNumber(value), '</p>');
+    else if (Array.isArray(value)) for (const item of value) walk(item);
+    else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) walk(item);
+  };
+  walk(JSON.parse(specText));
+  return parts.join('');
+}
+
+function renderPage(specText: string): string {
+  return renderDashboardPage(specText, META).html;
+}
+
+/** The same dashboard with every block retitled, so a new version misses the chart cache too. */
+function retitled(spec: DashboardSpec, suffix: string): DashboardSpec {
+  return {
+    ...spec,
+    sections: (spec.sections ?? []).map((section) => ({
+      ...section,
+      blocks: (section.blocks ?? []).map((block) => ('title' in block && block.type !== 'callout' ? { ...block, title: `${block.title ?? 'Block'} ${suffix}` } : block)),
+    })),
+  };
+}
+
+/** A GET that reads the body as sent (gzipped), as a browser's network layer would, without decoding it in JS. */
+function rawGet(url: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (response) => {
+        let bytes = 0;
+        response.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+        });
+        response.on('end', () => resolve(bytes));
+      })
+      .on('error', reject);
+  });
+}
+
+async function publish(url: string, token: string, body: string): Promise<void> {
+  const response = await fetch(`${url}/api/dashboards`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
+  if (!response.ok) throw new Error(`publish failed: ${response.status} ${await response.text()}`);
+}
+
+async function measureInProcess(galleryText: string): Promise<{ cachedInjectMs: number; notModifiedInjectMs: number }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-render-'));
+  const token = 'svc_u_bench_render_token';
+  const server = await startServer(loadConfig({}, { port: 0, host: '127.0.0.1', dataDir, adminToken: token, logLevel: 'warn', databaseUrl: '' }), { baseUrlExplicit: false });
+  try {
+    await publish(server.url, token, galleryText);
+    const headers = { authorization: `Bearer ${token}`, 'accept-encoding': 'gzip' };
+    const first = await server.app.inject({ method: 'GET', url: '/d/engineering-health', headers });
+    const etag = String(first.headers.etag ?? '');
+    const cachedInjectMs = await timeMedian(300, 30, () => server.app.inject({ method: 'GET', url: '/d/engineering-health', headers }));
+    const notModifiedInjectMs = await timeMedian(300, 30, () => server.app.inject({ method: 'GET', url: '/d/engineering-health', headers: { ...headers, 'if-none-match': etag } }));
+    return { cachedInjectMs: round(cachedInjectMs, 3), notModifiedInjectMs: round(notModifiedInjectMs, 3) };
+  } finally {
+    await server.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export async function runRenderBench(): Promise<Record<string, unknown>> {
+  if (!GALLERY_PATH) throw new Error('examples/dashboards/engineering-health.json not found');
+  const galleryText = fs.readFileSync(GALLERY_PATH, 'utf8');
+  const gallerySpec = JSON.parse(galleryText) as DashboardSpec;
+  const tableSpec = buildLargeTableSpec(5000, 8);
+  const tableText = JSON.stringify(tableSpec);
+  const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+
+  // In-process renders. "First render" clears the chart cache, as for a dashboard never seen before.
+  const galleryFloorMs = await timeMedian(15, 3, () => renderFloor(galleryText));
+  const galleryFirstMs = await timeMedian(9, 2, () => {
+    chartCache.clear();
+    return renderPage(galleryText);
+  });
+  const galleryWarmChartsMs = await timeMedian(15, 2, () => renderPage(galleryText));
+  const tableFloorMs = await timeMedian(9, 2, () => renderFloor(tableText));
+  const tableFirstMs = await timeMedian(9, 2, () => renderPage(tableText));
+  const galleryHtml = renderPage(galleryText);
+  const tableHtml = renderPage(tableText);
+  const chartsDrawn = (galleryHtml.match(/class="chart-svg /g) ?? []).length;
+
+  const inProcess = await measureInProcess(galleryText);
+
+  // Over HTTP, against svc serve in its own process.
+  const server = await startBenchServer();
+  let http: Record<string, unknown>;
+  try {
+    const headers = { authorization: `Bearer ${server.token}`, 'accept-encoding': 'gzip' };
+    const get = (route: string, extra: Record<string, string> = {}) => fetch(server.url + route, { headers: { ...headers, ...extra } }).then((response) => response.arrayBuffer());
+    let version = 0;
+    // A first render over HTTP: publish a new version (not timed), then time the page.
+    const samples: number[] = [];
+    for (let index = 0; index < 5; index += 1) {
+      version += 1;
+      await publish(server.url, server.token, JSON.stringify(retitled(gallerySpec, `v${version}`)));
+      const start = performance.now();
+      await get('/d/engineering-health');
+      samples.push(performance.now() - start);
+    }
+    const tableSamples: number[] = [];
+    for (let index = 0; index < 5; index += 1) {
+      await publish(server.url, server.token, JSON.stringify({ ...tableSpec, title: `${tableSpec.title} ${index}` }));
+      const start = performance.now();
+      await get(`/d/${tableSpec.slug}`);
+      tableSamples.push(performance.now() - start);
+    }
+    const cachedHttpMs = await timeMedian(200, 20, () => rawGet(`${server.url}/d/engineering-health`, headers));
+    const etag = (await fetch(`${server.url}/d/engineering-health`, { headers })).headers.get('etag') ?? '';
+    const notModifiedHttpMs = await timeMedian(200, 20, () => rawGet(`${server.url}/d/engineering-health`, { ...headers, 'if-none-match': etag }));
+    const load = await autocannon({ url: `${server.url}/d/engineering-health`, connections: 10, duration: seconds, headers });
+    const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+    http = {
+      galleryFirstRenderMs: round(sorted(samples)[2] ?? 0),
+      table5000x8FirstRenderMs: round(sorted(tableSamples)[2] ?? 0),
+      cachedPageMs: round(cachedHttpMs, 3),
+      notModified304Ms: round(notModifiedHttpMs, 3),
+      cachedPagesPerSecond: round(load.requests.average, 0),
+      cachedPageLatencyP99Ms: load.latency.p99,
+    };
+  } finally {
+    await server.stop();
+  }
+
+  const galleryHtmlGzip = gzipSync(Buffer.from(galleryHtml), { level: 6 }).length;
+  const cssGzip = stylesheetAsset.gzip.length;
+  const jsGzip = scriptAsset.gzip.length;
+  return {
+    gallery: {
+      blocks: (gallerySpec.sections ?? []).reduce((count, section) => count + (section.blocks ?? []).length, 0),
+      echartsDrawings: chartsDrawn,
+      firstRenderMs: round(galleryFirstMs),
+      firstRenderFloorMs: round(galleryFloorMs, 3),
+      renderWithChartsCachedMs: round(galleryWarmChartsMs),
+      targetMs: 50,
+    },
+    table5000x8: { firstRenderMs: round(tableFirstMs), firstRenderFloorMs: round(tableFloorMs), htmlBytes: tableHtml.length, gzipBytes: gzipSync(Buffer.from(tableHtml), { level: 6 }).length, targetMs: 250 },
+    cached: { inProcessInjectMs: inProcess.cachedInjectMs, inProcess304InjectMs: inProcess.notModifiedInjectMs, targetMs: 2 },
+    http,
+    weight: {
+      galleryHtmlBytes: galleryHtml.length,
+      galleryHtmlGzipBytes: galleryHtmlGzip,
+      stylesheetGzipBytes: cssGzip,
+      scriptBytes: scriptAsset.body.length,
+      scriptGzipBytes: jsGzip,
+      galleryPageGzipBytes: galleryHtmlGzip + cssGzip + jsGzip,
+      targetPageGzipBytes: 200 * 1024,
+      targetScriptBytes: 15 * 1024,
+    },
+  };
+}
