@@ -126,7 +126,7 @@ async function main(): Promise<void> {
     await shoot(page, `${server.url}/d/q2-platform-review`, 'report-screen.png', { fullPage: false });
     await shootReportPages(page, `${server.url}/d/q2-platform-review`);
 
-    const phone = await browser.newContext({ viewport: { width: 375, height: 812 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, colorScheme: 'light' });
+    const phone = await browser.newContext({ viewport: { width: 375, height: 812 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true, colorScheme: 'light' });
     await serveExampleImages(phone, server.url);
     const phonePage = await phone.newPage();
     await signIn(phonePage, server.url, adminToken);

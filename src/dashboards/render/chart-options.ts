@@ -176,7 +176,13 @@ function pieOption(block: ChartBlock, layout: ChartLayout, donut: boolean): Opti
         itemStyle: { borderColor: inkSentinel('surface'), borderWidth: 2, borderRadius: donut ? 4 : 2 },
         label: narrow
           ? { show: false }
-          : { show: true, color: inkSentinel('text'), fontFamily: FONT_FAMILY, fontSize: 11, formatter: '{b}  {d}%' },
+          : {
+              show: true,
+              color: inkSentinel('text'),
+              fontFamily: FONT_FAMILY,
+              fontSize: 11,
+              formatter: (params: { name: string; percent: number }) => `${params.name}  ${params.percent < 1 ? '<1' : Math.round(params.percent)}%`,
+            },
         labelLine: { lineStyle: { color: inkSentinel('axis') }, length: 8, length2: 8 },
       },
     ],

@@ -97,7 +97,7 @@ function printRules(scope: string): string {
     `${s('.page')}{padding:0;max-width:none}`,
     `${s('.blk,.hl,.sec-head,.callout,.banner,.pull-quote,.fig,.tbl tr,.step,.check,.tl-event,.person,.li,.crit,.prog,.dash-head')}{break-inside:avoid}`,
     `${s('.k-table,.k-prose,.k-list,.k-timeline,.k-checklist,.k-steps,.k-comparison,.k-statusMatrix,.k-code,.k-links,.sec')}{break-inside:auto}`,
-    `${s('.sec-head,.heading,.doc-title')}{break-after:avoid}`,
+    `${s('.sec-head,.heading,.doc-title,.blk-title,.tbl-tools')}{break-after:avoid}`,
     `${s('.blk')}{box-shadow:none}`,
     `${s('.tbl-scroll,.code,.chart-data-scroll')}{max-height:none!important;overflow:visible!important}`,
     `${s('.capped thead th')}{position:static}`,
@@ -528,6 +528,8 @@ td .spark{display:inline-block;vertical-align:middle;width:76px;height:20px;marg
 .layout-report .para.lead{font-size:18px}
 .layout-report .prose{font-size:15.5px;line-height:1.75}
 .layout-report .blk:not(.bare){box-shadow:none}
+.layout-report .k-prose{background:none;border:0;padding:0}
+.layout-report .k-prose .blk-title{font-size:17px}
 
 /* dashboards index */
 .index-head{margin:0 0 26px}
