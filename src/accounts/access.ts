@@ -1,19 +1,12 @@
+import type { Selectable } from 'kysely';
+import type { ProjectsTable } from '../db/schema.js';
 import { AppError, notFound } from '../errors.js';
 import type { ActorContext } from '../context.js';
 import type { Capability } from './capabilities.js';
 import { isUuid } from '../ids.js';
 
-export interface ProjectRow {
-  id: string;
-  account_id: string;
-  name: string;
-  slug: string;
-  default_branch: string;
-  repo_url: string | null;
-  created_by: string;
-  created_at: string;
-  updated_at: string;
-}
+/** A project as both dialects return it. */
+export type ProjectRow = Selectable<ProjectsTable>;
 
 /** Sandbox tokens identify a sandbox to its own routes and nothing else (contract §2). */
 export function rejectSandboxToken(ctx: ActorContext): void {

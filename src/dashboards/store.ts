@@ -1,19 +1,8 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Database, DashboardsTable } from '../db/schema.js';
 
-export interface DashboardHeader {
-  slug: string;
-  title: string;
-  subtitle: string | null;
-  group_name: string | null;
-  group_order: number | null;
-  sort_order: number | null;
-  tone: string | null;
-  layout: string | null;
-  version: number;
-  created_at: string;
-  updated_at: string;
-}
+/** A dashboard's header row (everything but the account, which every query already fixes). */
+export type DashboardHeader = Omit<Selectable<DashboardsTable>, 'account_id'>;
 
 export interface StoredVersion {
   version: number;

@@ -84,8 +84,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     const headers: Record<string, string> = { ...requestOptions.headers };
     const token = requestOptions.token === undefined ? effectiveAdminToken : requestOptions.token;
     if (token) headers.authorization = `Bearer ${token}`;
-    let body: string | Buffer | undefined;
-    if (requestOptions.rawBody !== undefined) body = requestOptions.rawBody;
+    let body: string | Blob | undefined;
+    if (requestOptions.rawBody !== undefined) body = typeof requestOptions.rawBody === 'string' ? requestOptions.rawBody : new Blob([new Uint8Array(requestOptions.rawBody)]);
     else if (requestOptions.body !== undefined) {
       body = JSON.stringify(requestOptions.body);
       headers['content-type'] ??= 'application/json';
