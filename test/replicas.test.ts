@@ -43,4 +43,15 @@ describe(`two replicas on one ${testDialect} database`, () => {
     const current = await second.request('GET', '/api/dashboards/contended');
     expect(current.body.version).toBe(24);
   });
+
+  it('stops accepting a token revoked on the other replica within a second', async () => {
+    const project = (await first.request('POST', '/v1/projects', { body: { name: 'Revocation' } })).body.project;
+    const minted = (await first.request('POST', `/v1/projects/${project.id}/tokens`, { body: { name: 't', capabilities: ['project.read'] } })).body;
+    expect((await second.request('GET', `/v1/projects/${project.id}`, { token: minted.token })).status).toBe(200);
+    expect((await first.request('DELETE', `/v1/projects/${project.id}/tokens/${minted.id}`)).status).toBe(204);
+    expect((await first.request('GET', `/v1/projects/${project.id}`, { token: minted.token })).status).toBe(401);
+    // The other replica may serve its cached lookup for at most one second.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await second.request('GET', `/v1/projects/${project.id}`, { token: minted.token })).status).toBe(401);
+  });
 });

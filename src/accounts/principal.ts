@@ -17,9 +17,39 @@ export interface Principal {
   capabilities: readonly Capability[];
 }
 
+/**
+ * Recently resolved tokens, per database, for one second: a publish-heavy agent otherwise pays a query
+ * per request. A revocation in this process clears the cache at once; another replica notices within
+ * the second. Unknown tokens are never cached.
+ */
+const PRINCIPAL_TTL_MS = 1_000;
+const MAX_CACHED_PRINCIPALS = 10_000;
+const principalCaches = new WeakMap<Kysely<Database>, Map<string, { principal: Principal; until: number }>>();
+
+export function forgetCachedPrincipals(db: Kysely<Database>): void {
+  principalCaches.get(db)?.clear();
+}
+
 export async function authenticateToken(db: Kysely<Database>, token: string): Promise<Principal | null> {
   if (token.length === 0 || token.length > 512) return null;
   const digest = hashToken(token);
+  let cache = principalCaches.get(db);
+  if (!cache) {
+    cache = new Map();
+    principalCaches.set(db, cache);
+  }
+  const cached = cache.get(digest);
+  const now = Date.now();
+  if (cached && cached.until > now) return cached.principal;
+  const principal = await lookUpToken(db, digest);
+  if (principal) {
+    if (cache.size >= MAX_CACHED_PRINCIPALS) cache.clear();
+    cache.set(digest, { principal: principal.principal, until: Math.min(now + PRINCIPAL_TTL_MS, principal.expiresAt) });
+  }
+  return principal?.principal ?? null;
+}
+
+async function lookUpToken(db: Kysely<Database>, digest: string): Promise<{ principal: Principal; expiresAt: number } | null> {
   const row = await db
     .selectFrom('tokens')
     .innerJoin('users', 'users.id', 'tokens.user_id')
@@ -37,8 +67,9 @@ export async function authenticateToken(db: Kysely<Database>, token: string): Pr
     .where('tokens.token_hash', '=', digest)
     .executeTakeFirst();
   if (!row || !digestsEqual(row.token_hash, digest)) return null;
-  if (row.expires_at && Date.parse(row.expires_at) <= Date.now()) return null;
-  return {
+  const expiresAt = row.expires_at ? Date.parse(row.expires_at) : Number.POSITIVE_INFINITY;
+  if (expiresAt <= Date.now()) return null;
+  const principal: Principal = {
     kind: row.kind,
     tokenId: row.id,
     accountId: row.account_id,
@@ -47,4 +78,5 @@ export async function authenticateToken(db: Kysely<Database>, token: string): Pr
     projectId: row.project_id,
     capabilities: row.kind === 'user' ? CAPABILITIES : readJson<Capability[]>(row.capabilities, []),
   };
+  return { principal, expiresAt };
 }

@@ -6,6 +6,7 @@ import { remoteKind } from '../git/arguments.js';
 import { InvalidGitArgumentError } from '../git/errors.js';
 import { provisionProjectRepository, removeProjectRepository } from '../git/project-repository.js';
 import { newId } from '../ids.js';
+import { forgetCachedPrincipals } from './principal.js';
 import { loadProjectFor, rejectSandboxToken, type ProjectRow } from './access.js';
 
 export interface CreateProjectInput {
@@ -131,6 +132,8 @@ export async function deleteProject(ctx: ActorContext, projectId: string): Promi
   const project = await loadProjectFor(ctx, projectId, 'project.write', 'delete this project');
   const deleted = await ctx.db.deleteFrom('projects').where('id', '=', project.id).executeTakeFirst();
   if (Number(deleted.numDeletedRows) === 0) throw notFound('project', projectId);
+  // The project's tokens went with it.
+  forgetCachedPrincipals(ctx.db);
   await removeProjectRepository(ctx, project);
   return project;
 }

@@ -3,6 +3,7 @@ import { readJson } from '../db/values.js';
 import { AppError, notFound } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { loadProjectFor, requireUserToken } from './access.js';
+import { forgetCachedPrincipals } from './principal.js';
 import type { Capability } from './capabilities.js';
 import { generateToken, hashToken } from './token-secrets.js';
 
@@ -79,5 +80,6 @@ export async function revokeProjectToken(ctx: ActorContext, projectId: string, t
   if (!isUuid(tokenId)) throw new AppError('BAD_REQUEST', `The token id ${JSON.stringify(tokenId)} is not a UUID.`);
   const result = await ctx.db.deleteFrom('tokens').where('id', '=', tokenId).where('project_id', '=', project.id).where('kind', '=', 'project').executeTakeFirst();
   if (Number(result.numDeletedRows) === 0) throw notFound('token', tokenId);
+  forgetCachedPrincipals(ctx.db);
 }
 
