@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { git, gitAsync, type FileChanges } from '../../src/git/testing/fixtures.js';
+import { gitAsync, WorkingCopy, type FileChanges } from '../../src/git/testing/fixtures.js';
 import type { TestServer } from './test-server.js';
 
 export interface TestProject {
@@ -44,10 +44,8 @@ export function removeTempDirs(): void {
   for (const dir of cleanups.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 }
 
-/** A working clone of a project repository. */
-export class Clone {
-  private constructor(readonly work: string) {}
-
+/** A working clone of a project repository; network git runs asynchronously. */
+export class Clone extends WorkingCopy {
   /** Clones `url` (an empty repository is fine) and checks out `branch`, creating it when absent. */
   static async of(url: string, options: { branch?: string } = {}): Promise<Clone> {
     const work = path.join(tempDir(), 'work');
@@ -57,43 +55,8 @@ export class Clone {
     return clone;
   }
 
-  git(args: string[]): string {
-    return git(args, { cwd: this.work });
-  }
-
   gitAsync(args: string[]): Promise<string> {
     return gitAsync(args, { cwd: this.work });
-  }
-
-  /** Writes (or, with null, deletes) files and commits them on the current branch; returns the commit. */
-  commit(files: FileChanges, message = 'change'): string {
-    for (const [file, content] of Object.entries(files)) {
-      const target = path.join(this.work, file);
-      if (content === null) fs.rmSync(target, { force: true });
-      else {
-        fs.mkdirSync(path.dirname(target), { recursive: true });
-        fs.writeFileSync(target, content);
-      }
-    }
-    this.git(['add', '--all']);
-    this.git(['commit', '--quiet', '--allow-empty', '-m', message]);
-    return this.head();
-  }
-
-  head(): string {
-    return this.git(['rev-parse', 'HEAD']);
-  }
-
-  /** Switches to `branch`, creating it from `from` (default: the current commit) when it does not exist. */
-  checkout(branch: string, from?: string): void {
-    const exists = this.git(['branch', '--list', branch]) !== '';
-    if (exists) this.git(['checkout', '--quiet', branch]);
-    else this.git(['checkout', '--quiet', '-b', branch, ...(from ? [from] : [])]);
-  }
-
-  orphan(branch: string): void {
-    this.git(['checkout', '--quiet', '--orphan', branch]);
-    this.git(['rm', '-rf', '--quiet', '--ignore-unmatch', '.']);
   }
 
   /** `git push origin <branch>` (never forced), as a user would. */

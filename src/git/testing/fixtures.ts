@@ -109,12 +109,9 @@ export async function gitFailsAsync(args: string[], options: CliOptions = {}): P
 /** File contents to write (string or bytes), or null to delete the file. */
 export type FileChanges = Record<string, string | Buffer | null>;
 
-/** A working clone with helpers to commit and push; `bare` is the repository under test. */
-export class Workspace {
-  constructor(
-    readonly bare: string,
-    readonly work: string,
-  ) {}
+/** A working directory of a clone: commits, branches and history, with the real git CLI. */
+export class WorkingCopy {
+  constructor(readonly work: string) {}
 
   git(args: string[], options: Omit<CliOptions, 'cwd'> = {}): string {
     return git(args, { ...options, cwd: this.work });
@@ -133,6 +130,10 @@ export class Workspace {
     }
     this.git(['add', '--all']);
     this.git(['commit', '--quiet', '--allow-empty', '-m', message]);
+    return this.head();
+  }
+
+  head(): string {
     return this.git(['rev-parse', 'HEAD']);
   }
 
@@ -147,6 +148,16 @@ export class Workspace {
   orphan(branch: string): void {
     this.git(['checkout', '--quiet', '--orphan', branch]);
     this.git(['rm', '-rf', '--quiet', '--ignore-unmatch', '.']);
+  }
+}
+
+/** A working clone with helpers to commit and push; `bare` is the repository under test. */
+export class Workspace extends WorkingCopy {
+  constructor(
+    readonly bare: string,
+    work: string,
+  ) {
+    super(work);
   }
 
   push(...branches: string[]): void {
