@@ -11,7 +11,7 @@ import {
   type PreparedMerge,
   type PrepareMergeOptions,
 } from '../git/index.js';
-import { previewMergeConcurrently } from '../git/concurrent-merge-preview.js';
+import { previewMerge } from '../git/merge.js';
 import { openProjectRepository, type ProjectRepository } from '../git/project-repository.js';
 import { loadProjectForChangeRequests } from './change-request-access.js';
 import type { ChangeRequestRow } from './change-request-row.js';
@@ -131,7 +131,7 @@ async function gateThenPrepare(
   row: ChangeRequestRow,
   options: { baseSha: string; headSha: string; message: string; author: { name: string; email: string } },
 ): Promise<PreparedMerge> {
-  const preview = await previewMergeConcurrently(repo.path, options);
+  const preview = await previewMerge(repo.path, options);
   const [gate, merge] = await Promise.allSettled([assertHeadManifestValid(repo.path, options.headSha), prepare(repo, row, { ...options, preview })]);
   if (gate.status === 'rejected') throw gate.reason;
   if (merge.status === 'rejected') throw merge.reason;

@@ -56,11 +56,18 @@ export async function previewMerge(
 ): Promise<MergePreview> {
   const baseSha = assertFullObjectId('base sha', refs.baseSha);
   const headSha = assertFullObjectId('head sha', refs.headSha);
-  const common = await mergeBase(repoPath, baseSha, headSha);
+  // merge-base (fast-forward, up to date, unrelated?) and merge-tree (the merged tree or the conflicts) do
+  // not depend on each other: run them side by side and wait for the slower one, not for both.
+  const [common, merged] = await Promise.allSettled([
+    mergeBase(repoPath, baseSha, headSha),
+    // Exit 1 is merge-tree's "conflicts" answer; the output is then `<tree>\0<path>\0<path>\0…`.
+    runGit(['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', baseSha, headSha], { gitDir: repoPath, okExitCodes: [1] }),
+  ]);
+  if (common.status === 'rejected') throw common.reason;
   const preview: MergePreview = {
     baseSha,
     headSha,
-    mergeBase: common,
+    mergeBase: common.value,
     isUpToDate: false,
     canFastForward: false,
     canMerge: false,
@@ -68,22 +75,13 @@ export async function previewMerge(
     conflicts: [],
     treeSha: null,
   };
-  if (common === null) return { ...preview, unrelatedHistories: true };
-  if (common === headSha) return { ...preview, isUpToDate: true, canMerge: true };
-  if (common === baseSha) return { ...preview, canFastForward: true, canMerge: true };
-
-  let result;
-  try {
-    // Exit 1 is merge-tree's "conflicts" answer; the output is then `<tree>\0<path>\0<path>\0…`.
-    result = await runGit(['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', baseSha, headSha], {
-      gitDir: repoPath,
-      okExitCodes: [1],
-    });
-  } catch (error) {
-    return explainMissingRevisions(repoPath, [baseSha, headSha], error);
-  }
-  const [treeSha = '', ...paths] = result.stdout.toString('utf8').split('\0');
-  if (result.exitCode === 0) return { ...preview, canMerge: true, treeSha };
+  // merge-tree refuses unrelated histories (and its failure then means nothing more).
+  if (common.value === null) return { ...preview, unrelatedHistories: true };
+  if (common.value === headSha) return { ...preview, isUpToDate: true, canMerge: true };
+  if (common.value === baseSha) return { ...preview, canFastForward: true, canMerge: true };
+  if (merged.status === 'rejected') return explainMissingRevisions(repoPath, [baseSha, headSha], merged.reason);
+  const [treeSha = '', ...paths] = merged.value.stdout.toString('utf8').split('\0');
+  if (merged.value.exitCode === 0) return { ...preview, canMerge: true, treeSha };
   return { ...preview, conflicts: paths.filter((conflictPath) => conflictPath.length > 0) };
 }
 
