@@ -67,7 +67,7 @@ export interface TriggerProblem {
 }
 
 export interface TriggerEntryResult {
-  /** Null when the entry has any problem. */
+  /** Null when the entry has at least one problem. */
   trigger: NormalizedTrigger | null;
   /** The slug as written when it is text (even an invalid one, so the listing can show it), else null. */
   slug: string | null;
