@@ -20,7 +20,7 @@ import { escapeHtml, formatNumber } from '../src/dashboards/render/escape.js';
 import type { DashboardSpec } from '../src/dashboards/spec-schema.js';
 import { startServer } from '../src/server/start.js';
 import { scriptAsset, stylesheetAsset } from '../src/web/assets.js';
-import { renderDashboardPage } from '../src/web/dashboards-pages.js';
+import { renderDashboardPage } from '../src/web/dashboard-page.js';
 import { round, startBenchServer, timeMedian } from './support.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -59,7 +59,7 @@ function retitled(spec: DashboardSpec, suffix: string): DashboardSpec {
 }
 
 /** A GET that reads the body as sent (gzipped), as a browser's network layer would, without decoding it in JS. */
-function rawGet(url: string, headers: Record<string, string>): Promise<number> {
+function rawGet(url: string, headers: Record<string, string>): Promise<{ bytes: number; serverTiming: string }> {
   return new Promise((resolve, reject) => {
     http
       .get(url, { headers }, (response) => {
@@ -67,7 +67,7 @@ function rawGet(url: string, headers: Record<string, string>): Promise<number> {
         response.on('data', (chunk: Buffer) => {
           bytes += chunk.length;
         });
-        response.on('end', () => resolve(bytes));
+        response.on('end', () => resolve({ bytes, serverTiming: String(response.headers['server-timing'] ?? '') }));
       })
       .on('error', reject);
   });
@@ -126,7 +126,7 @@ export async function runRenderBench(): Promise<Record<string, unknown>> {
     const headers = { authorization: `Bearer ${server.token}`, 'accept-encoding': 'gzip' };
     const get = (route: string, extra: Record<string, string> = {}) => fetch(server.url + route, { headers: { ...headers, ...extra } }).then((response) => response.arrayBuffer());
     let version = 0;
-    // A first render over HTTP: publish a new version (not timed), then time the page.
+    // A first visit over HTTP right after publishing a new version (not timed): the page is drawn for it.
     const samples: number[] = [];
     for (let index = 0; index < 5; index += 1) {
       version += 1;
@@ -134,6 +134,18 @@ export async function runRenderBench(): Promise<Record<string, unknown>> {
       const start = performance.now();
       await get('/d/engineering-health');
       samples.push(performance.now() - start);
+    }
+    // A person following the link a second after the agent published: the page was drawn in between.
+    const laterSamples: number[] = [];
+    const laterSources: string[] = [];
+    for (let index = 0; index < 5; index += 1) {
+      version += 1;
+      await publish(server.url, server.token, JSON.stringify(retitled(gallerySpec, `v${version}`)));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const start = performance.now();
+      const { serverTiming } = await rawGet(`${server.url}/d/engineering-health`, headers);
+      laterSamples.push(performance.now() - start);
+      laterSources.push(serverTiming);
     }
     const tableSamples: number[] = [];
     for (let index = 0; index < 5; index += 1) {
@@ -148,7 +160,9 @@ export async function runRenderBench(): Promise<Record<string, unknown>> {
     const load = await autocannon({ url: `${server.url}/d/engineering-health`, connections: 10, duration: seconds, headers });
     const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
     http = {
-      galleryFirstRenderMs: round(sorted(samples)[2] ?? 0),
+      galleryFirstVisitRightAfterPublishMs: round(sorted(samples)[2] ?? 0),
+      galleryFirstVisitOneSecondAfterPublishMs: round(sorted(laterSamples)[2] ?? 0),
+      galleryFirstVisitOneSecondAfterPublishPreRendered: laterSources.filter((source) => source.includes('cached')).length + ' of ' + laterSources.length,
       table5000x8FirstRenderMs: round(sorted(tableSamples)[2] ?? 0),
       cachedPageMs: round(cachedHttpMs, 3),
       notModified304Ms: round(notModifiedHttpMs, 3),

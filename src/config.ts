@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
 /** Everything `svc serve` reads from flags and the environment (contract §1). */
@@ -11,6 +12,10 @@ export interface Config {
   adminToken: string | undefined;
   mergeAuthor: { name: string; email: string };
   logLevel: string;
+  /** Worker threads that draw dashboard pages; 0 draws them in the thread that answers requests. */
+  renderThreads: number;
+  /** A page render running longer than this is stopped. */
+  renderTimeoutMs: number;
 }
 
 export interface ConfigOverrides {
@@ -21,6 +26,7 @@ export interface ConfigOverrides {
   baseUrl?: string | undefined;
   adminToken?: string | undefined;
   logLevel?: string | undefined;
+  renderThreads?: number | undefined;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = {}): Config {
@@ -39,6 +45,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
       email: env.SVC_MERGE_AUTHOR_EMAIL || 'svc@noreply.invalid',
     },
     logLevel: overrides.logLevel ?? env.SVC_LOG_LEVEL ?? 'info',
+    renderThreads: overrides.renderThreads ?? parseCount('SVC_RENDER_THREADS', env.SVC_RENDER_THREADS, 0, 64) ?? defaultRenderThreads(),
+    renderTimeoutMs: parseCount('SVC_RENDER_TIMEOUT_MS', env.SVC_RENDER_TIMEOUT_MS, 100, 600_000) ?? 20_000,
   };
 }
 
@@ -49,4 +57,18 @@ function parsePort(value: string | undefined): number | undefined {
     throw new Error(`SVC_PORT must be a port number from 0 to 65535 (got ${JSON.stringify(value)})`);
   }
   return port;
+}
+
+function parseCount(name: string, value: string | undefined, min: number, max: number): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < min || count > max) {
+    throw new Error(`${name} must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)})`);
+  }
+  return count;
+}
+
+/** Render threads by default: one per core, less the one that answers requests (at least one, at most four). */
+function defaultRenderThreads(): number {
+  return Math.max(1, Math.min(4, availableParallelism() - 1));
 }

@@ -3,12 +3,14 @@ import type { Principal } from './accounts/principal.js';
 import type { Config } from './config.js';
 import type { Dialect } from './db/database.js';
 import type { Database } from './db/schema.js';
+import type { DomainEventBus } from './events.js';
 
 /** What the running server shares with every operation. */
 export interface Services {
   db: Kysely<Database>;
   dialect: Dialect;
   config: Config;
+  events: DomainEventBus;
 }
 
 /** One request's view: the shared services plus who is acting. Operations take `(ctx, input)`. */

@@ -19,6 +19,7 @@ export const errorCatalog = {
   TOO_MANY_SESSIONS: { status: 429, when: 'the account is at its concurrent-session cap' },
   INTERNAL: { status: 500, when: 'a fault inside svc; the log has the details' },
   UPSTREAM_UNAVAILABLE: { status: 502, when: 'the project repository (a mirror of another git host) cannot be reached' },
+  RENDER_TIMEOUT: { status: 503, when: 'a dashboard page took longer than `SVC_RENDER_TIMEOUT_MS` to draw (a chart `option` asking ECharts for too much)' },
 } as const satisfies Record<string, { status: number; when: string }>;
 
 export type ErrorCode = keyof typeof errorCatalog;

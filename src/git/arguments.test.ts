@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import {
   assertBranchName,
@@ -63,8 +64,8 @@ describe('branch names', () => {
 
   it('agree with git check-ref-format --branch', () => {
     for (const name of names) {
-      const git = spawnSync('git', ['check-ref-format', '--branch', name], { env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1' } });
-      // `--branch` outside a repository cannot expand @{-1}; it is an error there as it is for us.
+      // Run outside any repository: there `--branch` cannot expand @{-1} and refuses it, as we do.
+      const git = spawnSync('git', ['check-ref-format', '--branch', name], { cwd: os.tmpdir(), env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CEILING_DIRECTORIES: os.tmpdir() } });
       expect({ name, valid: isValidBranchName(name) }).toEqual({ name, valid: git.status === 0 });
     }
   });

@@ -4,6 +4,7 @@ import { repairInterruptedMerges } from '../changes/repair-interrupted-merges.js
 import type { Config } from '../config.js';
 import type { Services } from '../context.js';
 import { openDatabase, type DatabaseHandle } from '../db/database.js';
+import { DomainEventBus } from '../events.js';
 import { buildApp } from './app.js';
 
 export interface RunningServer {
@@ -32,7 +33,7 @@ export interface StartOptions {
 export async function prepareDatabase(config: Config): Promise<BootstrapResult> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
-    const services: Services = { db: database.db, dialect: database.dialect, config };
+    const services: Services = { db: database.db, dialect: database.dialect, config, events: new DomainEventBus() };
     const boot = await bootstrap(services);
     await repairInterruptedMerges(services);
     return boot;
@@ -43,7 +44,7 @@ export async function prepareDatabase(config: Config): Promise<BootstrapResult> 
 
 export async function startServer(config: Config, options: StartOptions): Promise<RunningServer> {
   const database: DatabaseHandle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const services: Services = { db: database.db, dialect: database.dialect, config };
+  const services: Services = { db: database.db, dialect: database.dialect, config, events: new DomainEventBus() };
   try {
     const startupTasks = options.startupTasks ?? true;
     const boot = startupTasks ? await bootstrap(services) : { accountId: '', adminUserId: '', generatedToken: null, tokenFile: null };

@@ -7,23 +7,23 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ActorContext, Services } from '../context.js';
 import { requireRead } from '../dashboards/access.js';
-import { getDashboard, listDashboards, SLUG_PATTERN } from '../dashboards/read-dashboards.js';
-import { renderDashboard } from '../dashboards/render/render-dashboard.js';
-import { escapeAttr } from '../dashboards/render/escape.js';
-import type { DashboardSpec } from '../dashboards/spec-schema.js';
-import { findHeader } from '../dashboards/store.js';
-import { notFound } from '../errors.js';
+import { listDashboards, SLUG_PATTERN } from '../dashboards/read-dashboards.js';
+import { findHeader, findVersion } from '../dashboards/store.js';
+import { AppError, notFound } from '../errors.js';
 import { BUILD_ID } from './assets.js';
 import { renderDashboardIndex } from './dashboard-index.js';
+import type { View } from './dashboard-page.js';
 import { acceptsGzip, etagMatches } from './http-helpers.js';
-import { PRINT_ICON, renderPage } from './layout.js';
+import { renderPage } from './layout.js';
 import { PageCache, type CachedPage } from './page-cache.js';
+import { PageRenderer, type RenderPriority } from './page-renderer.js';
+import { Prerenderer } from './prerender.js';
 import { pageHeaders, sendPage } from './send-page.js';
 import { redirectToLogin, webActor } from './web-auth.js';
 
 export const PAGE_CACHE_BYTES = 64 * 1024 * 1024;
-
-type View = 'screen' | 'print';
+/** A dashboard is pre-rendered once it has not been republished for this long. */
+export const PRERENDER_QUIET_MS = 500;
 
 function accountTag(accountId: string): string {
   return createHash('sha256').update(accountId).digest('base64url').slice(0, 10);
@@ -34,27 +34,8 @@ export function dashboardEtag(accountId: string, version: number, view: View): s
   return `W/"${accountTag(accountId)}-${version}-${view === 'print' ? 'p' : 's'}-${BUILD_ID}"`;
 }
 
-/** The page of one dashboard version, rendered from its stored spec text. */
-export function renderDashboardPage(specText: string, meta: { version: number; updatedAt: string; view: View }): { html: string; csp: string } {
-  const spec = JSON.parse(specText) as DashboardSpec;
-  const rendered = renderDashboard(spec, { version: meta.version, updatedAt: meta.updatedAt });
-  const slugPath = `/d/${encodeURIComponent(spec.slug)}`;
-  const printing = meta.view === 'print';
-  const printLink = printing
-    ? ''
-    : `<a class="btn" href="${escapeAttr(slugPath)}?print=1" rel="nofollow">${PRINT_ICON.replace('<svg', '<svg class="btn-icon"')}<span class="btn-label">Print</span></a>`;
-  const previewBar = printing
-    ? `<div class="preview-bar"><span>Print preview: A4, light theme, screen-only blocks hidden.</span><a class="btn" href="${escapeAttr(slugPath)}">Back to the dashboard</a><button class="btn" type="button" data-print>Print</button></div>`
-    : '';
-  return renderPage({
-    title: rendered.title,
-    body: rendered.html,
-    crumbs: [{ label: 'Dashboards', href: '/d' }, { label: rendered.title }],
-    actions: printLink,
-    printPreview: printing,
-    scriptHashes: rendered.frameScriptHashes,
-    beforeMain: previewBar,
-  });
+function pageKey(accountId: string, slug: string, version: number, view: View): string {
+  return `${accountId}\u0000${slug}\u0000${version}\u0000${view}`;
 }
 
 function sendCached(request: FastifyRequest, reply: FastifyReply, page: CachedPage): FastifyReply {
@@ -72,7 +53,57 @@ async function requireActor(services: Services, request: FastifyRequest, reply: 
   return ctx;
 }
 
-export function dashboardPageRoutes(app: FastifyInstance, services: Services, cache = new PageCache(PAGE_CACHE_BYTES)): void {
+export function dashboardPageRoutes(app: FastifyInstance, services: Services): void {
+  const cache = new PageCache(PAGE_CACHE_BYTES);
+  const renderer = new PageRenderer({
+    threads: services.config.renderThreads,
+    timeoutMs: services.config.renderTimeoutMs,
+    onThreadError: (error) => app.log.error({ err: error }, 'a render thread failed'),
+  });
+  /** Renders under way, so two visitors (or a visitor and a pre-render) of one new version share one. */
+  const rendering = new Map<string, Promise<CachedPage>>();
+
+  function pageFor(accountId: string, slug: string, version: number, view: View, priority: RenderPriority): Promise<CachedPage> {
+    const key = pageKey(accountId, slug, version, view);
+    const cached = cache.get(key);
+    if (cached) return Promise.resolve(cached);
+    let pending = rendering.get(key);
+    if (!pending) {
+      pending = (async () => {
+        const stored = await findVersion(services.db, accountId, slug, version);
+        if (!stored) throw notFound('dashboard', slug);
+        const page = await renderer.render(stored.spec, { version, updatedAt: stored.created_at, view }, priority);
+        return cache.set(key, { etag: dashboardEtag(accountId, version, view), ...page });
+      })().finally(() => rendering.delete(key));
+      rendering.set(key, pending);
+    }
+    return pending;
+  }
+
+  // Drawn in the request thread, a pre-render would hold up every request; so only with render threads.
+  if (services.config.renderThreads > 0) {
+    const prerenderer = new Prerenderer({
+      quietMs: PRERENDER_QUIET_MS,
+      maxPending: 1000,
+      canRender: () => renderer.idle,
+      render: async (target) => {
+        await pageFor(target.accountId, target.slug, target.version, 'screen', 'background');
+        services.events.emit('dashboard.prerendered', target);
+      },
+      onError: (error, target) => {
+        // Deleted before it was drawn: nothing to do. Anything else is drawn again on first view.
+        if (error instanceof AppError && error.code === 'NOT_FOUND') return;
+        app.log.warn({ err: error, slug: target.slug, version: target.version }, 'pre-rendering a dashboard failed');
+      },
+    });
+    const unsubscribe = services.events.on('dashboard.published', (event) => prerenderer.published(event));
+    app.addHook('onClose', async () => {
+      unsubscribe();
+      prerenderer.close();
+    });
+  }
+  app.addHook('onClose', async () => renderer.close());
+
   app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/d', 302));
 
   app.get('/d', { schema: { hide: true } }, async (request, reply) => {
@@ -96,13 +127,11 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, ca
     if (etagMatches(request.headers['if-none-match'], etag)) {
       return reply.code(304).header('etag', etag).header('cache-control', 'private, no-cache').header('vary', 'Cookie, Authorization, Accept-Encoding').send();
     }
-    const key = `${ctx.actor.accountId}\u0000${slug}\u0000${header.version}\u0000${view}`;
-    let page = cache.get(key);
-    if (!page) {
-      const doc = await getDashboard(ctx, slug, header.version);
-      const rendered = renderDashboardPage(doc.specText, { version: doc.version, updatedAt: doc.updated_at, view });
-      page = cache.set(key, { etag, ...rendered });
-    }
+    // Server-Timing shows in the browser's developer tools whether this visit waited for a drawing.
+    const started = performance.now();
+    const cached = cache.get(pageKey(ctx.actor.accountId, slug, header.version, view));
+    const page = cached ?? (await pageFor(ctx.actor.accountId, slug, header.version, view, 'visitor'));
+    reply.header('server-timing', cached ? 'page;desc="cached"' : `page;desc="drawn";dur=${(performance.now() - started).toFixed(1)}`);
     return sendCached(request, reply, page);
   });
 }

@@ -9,6 +9,7 @@ const HEADLINES: Record<number, string> = {
   403: 'You do not have access to this',
   404: 'Nothing here',
   500: 'Something went wrong',
+  503: 'This page could not be drawn in time',
 };
 
 export function renderErrorPage(error: AppError, requestPath: string): Page {

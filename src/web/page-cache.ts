@@ -3,8 +3,6 @@
  * published, so an entry is never stale: a new version or a deleted dashboard simply stops being asked
  * for, and the least recently used entries go once the cache holds more bytes than its budget.
  */
-import { gzipSync } from 'node:zlib';
-
 export interface CachedPage {
   etag: string;
   csp: string;
@@ -28,10 +26,8 @@ export class PageCache {
     return entry;
   }
 
-  /** Stores a rendered page (compressing it once) and returns the entry. */
-  set(key: string, page: { etag: string; csp: string; html: string }): CachedPage {
-    const body = Buffer.from(page.html, 'utf8');
-    const entry: CachedPage = { etag: page.etag, csp: page.csp, body, gzip: gzipSync(body, { level: 6 }) };
+  /** Stores a rendered page and returns it. */
+  set(key: string, entry: CachedPage): CachedPage {
     const size = sizeOf(entry);
     const previous = this.entries.get(key);
     if (previous) {

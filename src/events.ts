@@ -1,0 +1,37 @@
+/**
+ * What happened in this process, for the parts that react to it without the emitter knowing them
+ * (the web UI pre-renders a dashboard that was just published). Delivery is in-process and best
+ * effort: work that must reach other replicas or survive a crash is a row in an outbox table instead.
+ */
+export interface DomainEvents {
+  'dashboard.published': { accountId: string; slug: string; version: number };
+  /** The page of a published version was drawn ahead of its first visitor. */
+  'dashboard.prerendered': { accountId: string; slug: string; version: number };
+}
+
+type Listener<Name extends keyof DomainEvents> = (event: DomainEvents[Name]) => void;
+
+export class DomainEventBus {
+  private readonly listeners: { [Name in keyof DomainEvents]?: Array<Listener<Name>> } = {};
+
+  /** Adds a listener; the returned function removes it. */
+  on<Name extends keyof DomainEvents>(name: Name, listener: Listener<Name>): () => void {
+    const list = (this.listeners[name] ??= []) as Array<Listener<Name>>;
+    list.push(listener);
+    return () => {
+      const index = list.indexOf(listener);
+      if (index >= 0) list.splice(index, 1);
+    };
+  }
+
+  /** Calls every listener. A listener that throws is reported to `onError` and does not stop the emitter. */
+  emit<Name extends keyof DomainEvents>(name: Name, event: DomainEvents[Name], onError?: (error: unknown) => void): void {
+    for (const listener of (this.listeners[name] ?? []) as Array<Listener<Name>>) {
+      try {
+        listener(event);
+      } catch (error) {
+        onError?.(error);
+      }
+    }
+  }
+}

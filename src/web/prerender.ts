@@ -1,0 +1,82 @@
+/**
+ * Draws a dashboard's page soon after it is published, so the first person to open it gets a page
+ * that is already rendered instead of waiting for ECharts. A dashboard is rendered once it has been
+ * quiet for a moment: an agent publishing every few milliseconds does not get every intermediate
+ * version drawn, only the one that stays.
+ *
+ * Best effort and local to this process: the render runs only on an idle render thread, a replica
+ * that did not take the publish renders on first view, and a pending render is forgotten on restart.
+ */
+export interface PrerenderTarget {
+  accountId: string;
+  slug: string;
+  version: number;
+}
+
+export interface PrerendererOptions {
+  /** Render once the dashboard has not been republished for this long. */
+  quietMs: number;
+  /** Dashboards waiting beyond this many are left to render on first view. */
+  maxPending: number;
+  /** Whether a render thread is free now; when not, the render waits for the next quiet interval. */
+  canRender: () => boolean;
+  render: (target: PrerenderTarget) => Promise<void>;
+  onError: (error: unknown, target: PrerenderTarget) => void;
+}
+
+interface Pending {
+  target: PrerenderTarget;
+  lastPublishedAt: number;
+  timer: NodeJS.Timeout;
+}
+
+export class Prerenderer {
+  private readonly pending = new Map<string, Pending>();
+  private closed = false;
+
+  constructor(private readonly options: PrerendererOptions) {}
+
+  published(target: PrerenderTarget): void {
+    if (this.closed) return;
+    const key = `${target.accountId}\u0000${target.slug}`;
+    const entry = this.pending.get(key);
+    if (entry) {
+      // Re-arming a timer on every publish would cost more than the publish; the timer checks the time instead.
+      entry.target = target;
+      entry.lastPublishedAt = performance.now();
+      return;
+    }
+    if (this.pending.size >= this.options.maxPending) return;
+    const created: Pending = { target, lastPublishedAt: performance.now(), timer: this.arm(key, this.options.quietMs) };
+    this.pending.set(key, created);
+  }
+
+  /** Dashboards waiting to be drawn. */
+  get size(): number {
+    return this.pending.size;
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const entry of this.pending.values()) clearTimeout(entry.timer);
+    this.pending.clear();
+  }
+
+  private arm(key: string, delayMs: number): NodeJS.Timeout {
+    const timer = setTimeout(() => this.due(key), Math.max(1, Math.ceil(delayMs)));
+    timer.unref();
+    return timer;
+  }
+
+  private due(key: string): void {
+    const entry = this.pending.get(key);
+    if (!entry || this.closed) return;
+    const quietFor = performance.now() - entry.lastPublishedAt;
+    if (quietFor < this.options.quietMs || !this.options.canRender()) {
+      entry.timer = this.arm(key, this.options.quietMs - Math.min(quietFor, this.options.quietMs) || this.options.quietMs);
+      return;
+    }
+    this.pending.delete(key);
+    this.options.render(entry.target).catch((error: unknown) => this.options.onError(error, entry.target));
+  }
+}

@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validBlocks } from '../src/dashboards/fixtures/valid-blocks.js';
+import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
+
+interface PageResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+async function get(server: TestServer, path: string): Promise<PageResponse> {
+  const response = await fetch(server.url + path, { headers: { authorization: `Bearer ${server.adminToken}` } });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+async function publish(server: TestServer, spec: unknown): Promise<number> {
+  const response = await server.request('POST', '/api/dashboards', { body: spec });
+  if (response.status !== 200 && response.status !== 201) throw new Error(`publish failed: ${response.status} ${response.text}`);
+  return response.body.version as number;
+}
+
+function chartDashboard(slug: string, title: string): unknown {
+  return { slug, title, sections: [{ blocks: [{ ...validBlocks.chart, title: `${title} chart` }, { type: 'paragraph', text: `${title} text` }] }] };
+}
+
+/** A chart whose `option` asks ECharts for 300,000 points: seconds of drawing and megabytes of SVG. */
+function heavyDashboard(slug: string): unknown {
+  const data = Array.from({ length: 300_000 }, (_, index) => [index, (index * 7919) % 1000]);
+  return {
+    slug,
+    title: 'Heavy chart',
+    sections: [{ blocks: [{ ...validBlocks.chart, kind: 'scatter', option: { xAxis: { type: 'value' }, series: [{ type: 'scatter', data }] } }] }],
+  };
+}
+
+describe(`dashboard pages drawn on render threads on ${testDialect}`, () => {
+  let svc: TestServer;
+
+  beforeAll(async () => {
+    svc = await startTestServer({ env: { SVC_RENDER_THREADS: '1', SVC_RENDER_TIMEOUT_MS: '1500' } });
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+
+  it('draws a page on a render thread once, then serves the same bytes from the cache', async () => {
+    await publish(svc, chartDashboard('threaded', 'Threaded'));
+    const first = await get(svc, '/d/threaded');
+    expect(first.status).toBe(200);
+    expect(first.headers.get('server-timing')).toMatch(/^page;desc="drawn";dur=\d+(?:\.\d)?$/);
+    expect(first.text).toContain('Threaded chart');
+    expect(first.text).toContain('<svg');
+    const second = await get(svc, '/d/threaded');
+    expect(second.headers.get('server-timing')).toBe('page;desc="cached"');
+    expect(second.text).toBe(first.text);
+  });
+
+  it('pre-renders the version that stays after a burst of publishes, so its first visitor gets a drawn page', async () => {
+    const events: Array<{ slug: string; version: number }> = [];
+    const drawn = new Promise<void>((resolve) => {
+      const stop = svc.server.services.events.on('dashboard.prerendered', (event) => {
+        if (event.slug !== 'burst') return;
+        events.push({ slug: event.slug, version: event.version });
+        stop();
+        resolve();
+      });
+    });
+    let version = 0;
+    for (let index = 1; index <= 5; index += 1) version = await publish(svc, chartDashboard('burst', `Burst ${index}`));
+    await drawn;
+    expect(events).toEqual([{ slug: 'burst', version }]);
+    const page = await get(svc, '/d/burst');
+    expect(page.headers.get('server-timing')).toBe('page;desc="cached"');
+    expect(page.text).toContain('Burst 5 chart');
+    expect(page.text).not.toContain('Burst 4 chart');
+  });
+
+  it('stops a drawing that runs past SVC_RENDER_TIMEOUT_MS with a 503 page, while every other request is answered', async () => {
+    await publish(svc, heavyDashboard('heavy'));
+    const heavy = get(svc, '/d/heavy');
+    // While the render thread is busy, the server still answers the API at once.
+    const listing = await svc.request('GET', '/api/dashboards');
+    expect(listing.status).toBe(200);
+    const page = await heavy;
+    expect(page.status).toBe(503);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.text).toContain('This page could not be drawn in time');
+    expect(page.text).toContain('Drawing this dashboard took longer than 1.5 s, so it was stopped.');
+    // A fresh thread takes the next page.
+    await publish(svc, chartDashboard('after-heavy', 'After heavy'));
+    const after = await get(svc, '/d/after-heavy');
+    expect(after.status).toBe(200);
+    expect(after.text).toContain('After heavy chart');
+  });
+});
+
+describe(`dashboard pages drawn in the request thread (SVC_RENDER_THREADS=0) on ${testDialect}`, () => {
+  let svc: TestServer;
+
+  beforeAll(async () => {
+    svc = await startTestServer({ env: { SVC_RENDER_THREADS: '0' } });
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+
+  it('renders the same page without threads and does not pre-render', async () => {
+    let prerendered = 0;
+    const stop = svc.server.services.events.on('dashboard.prerendered', () => {
+      prerendered += 1;
+    });
+    await publish(svc, chartDashboard('inline', 'Inline'));
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const page = await get(svc, '/d/inline');
+    stop();
+    expect(page.status).toBe(200);
+    expect(page.headers.get('server-timing')).toMatch(/^page;desc="drawn"/);
+    expect(page.text).toContain('Inline chart');
+    expect(prerendered).toBe(0);
+  });
+});
+
+describe('render thread settings', () => {
+  it('refuses SVC_RENDER_THREADS and SVC_RENDER_TIMEOUT_MS values that are not whole numbers in range', async () => {
+    const { loadConfig } = await import('../src/config.js');
+    expect(() => loadConfig({ SVC_RENDER_THREADS: 'two' })).toThrow('SVC_RENDER_THREADS must be a whole number from 0 to 64 (got "two")');
+    expect(() => loadConfig({ SVC_RENDER_TIMEOUT_MS: '5' })).toThrow('SVC_RENDER_TIMEOUT_MS must be a whole number from 100 to 600000 (got "5")');
+    expect(loadConfig({ SVC_RENDER_THREADS: '3', SVC_RENDER_TIMEOUT_MS: '900' })).toMatchObject({ renderThreads: 3, renderTimeoutMs: 900 });
+  });
+});
