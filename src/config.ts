@@ -12,8 +12,11 @@ export interface Config {
   adminToken: string | undefined;
   mergeAuthor: { name: string; email: string };
   logLevel: string;
-  /** Worker threads that draw dashboard pages; 0 draws them in the thread that answers requests. */
-  renderThreads: number;
+  /**
+   * Worker threads per pool for CPU-heavy work (validating published dashboards, drawing pages);
+   * 0 does that work in the thread that answers requests.
+   */
+  threads: number;
   /** A page render running longer than this is stopped. */
   renderTimeoutMs: number;
 }
@@ -26,7 +29,7 @@ export interface ConfigOverrides {
   baseUrl?: string | undefined;
   adminToken?: string | undefined;
   logLevel?: string | undefined;
-  renderThreads?: number | undefined;
+  threads?: number | undefined;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = {}): Config {
@@ -45,7 +48,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
       email: env.SVC_MERGE_AUTHOR_EMAIL || 'svc@noreply.invalid',
     },
     logLevel: overrides.logLevel ?? env.SVC_LOG_LEVEL ?? 'info',
-    renderThreads: overrides.renderThreads ?? parseCount('SVC_RENDER_THREADS', env.SVC_RENDER_THREADS, 0, 64) ?? defaultRenderThreads(),
+    threads: overrides.threads ?? parseCount('SVC_THREADS', env.SVC_THREADS, 0, 64) ?? defaultThreads(),
     renderTimeoutMs: parseCount('SVC_RENDER_TIMEOUT_MS', env.SVC_RENDER_TIMEOUT_MS, 100, 600_000) ?? 20_000,
   };
 }
@@ -68,7 +71,7 @@ function parseCount(name: string, value: string | undefined, min: number, max: n
   return count;
 }
 
-/** Render threads by default: one per core, less the one that answers requests (at least one, at most four). */
-function defaultRenderThreads(): number {
+/** Threads by default: one per core, less the one that answers requests (at least one, at most four). */
+function defaultThreads(): number {
   return Math.max(1, Math.min(4, availableParallelism() - 1));
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Principal } from './accounts/principal.js';
 import type { Config } from './config.js';
+import type { SpecChecker } from './dashboards/check-spec.js';
 import type { Dialect } from './db/database.js';
 import type { Database } from './db/schema.js';
 import type { DomainEventBus } from './events.js';
@@ -11,6 +12,8 @@ export interface Services {
   dialect: Dialect;
   config: Config;
   events: DomainEventBus;
+  /** Parses and validates published dashboards, on worker threads. */
+  specChecker: SpecChecker;
 }
 
 /** One request's view: the shared services plus who is acting. Operations take `(ctx, input)`. */

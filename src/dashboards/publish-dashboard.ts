@@ -4,14 +4,11 @@ import type { Database } from '../db/schema.js';
 import { nowIso } from '../db/values.js';
 import { AppError } from '../errors.js';
 import { dashboardUrl, requirePublish } from './access.js';
-import type { DashboardSpec } from './spec-schema.js';
-import { validateDashboardSpec } from './validate-spec.js';
+import type { SpecSummary } from './check-spec.js';
 
 export interface PublishInput {
-  /** The parsed document. */
-  document: unknown;
-  /** The document as the client sent it, stored verbatim when present (saves re-serialising megabytes). */
-  rawText?: string | undefined;
+  /** The body as the client sent it: checked (on a worker thread when large) and stored verbatim. */
+  body: Buffer;
   /** The version from `If-Match`, when given. */
   expectedVersion?: number | '*' | undefined;
 }
@@ -25,35 +22,24 @@ export interface PublishResult {
   updated_at: string;
 }
 
-function headerColumns(spec: DashboardSpec) {
-  return {
-    title: spec.title,
-    subtitle: spec.subtitle ?? null,
-    group_name: spec.group ?? null,
-    group_order: spec.groupOrder ?? null,
-    sort_order: spec.order ?? null,
-    tone: spec.tone ?? null,
-    layout: spec.layout ?? null,
-  };
-}
-
 /**
  * Creates or replaces the dashboard named by the spec's slug. Validation happens before any write, so a
  * rejected replace leaves the previous version served. Each publish stores a new immutable version.
  */
 export async function publishDashboard(ctx: ActorContext, input: PublishInput): Promise<PublishResult> {
   requirePublish(ctx, 'publish dashboards');
-  const result = validateDashboardSpec(input.document);
-  if (!result.ok) {
-    const first = result.issues[0];
+  const check = await ctx.specChecker.check(input.body);
+  if (check.kind === 'unreadable') throw new AppError('BAD_REQUEST', check.message);
+  if (check.kind === 'invalid') {
+    const first = check.issues[0];
     throw new AppError(
       'DASHBOARD_INVALID',
-      `The dashboard spec has ${result.total} problem${result.total === 1 ? '' : 's'}${first ? `; the first is ${first.path || '(document)'}: ${first.message}` : ''} Fix every entry in issues and publish again.`,
-      { issues: result.issues, total: result.total },
+      `The dashboard spec has ${check.total} problem${check.total === 1 ? '' : 's'}${first ? `; the first is ${first.path || '(document)'}: ${first.message}` : ''} Fix every entry in issues and publish again.`,
+      { issues: check.issues, total: check.total },
     );
   }
-  const spec = result.spec;
-  const specText = input.rawText ?? JSON.stringify(spec);
+  const spec = check.summary;
+  const specText = input.body.toString('utf8');
   const accountId = ctx.actor.accountId;
   const now = nowIso();
 
@@ -69,7 +55,7 @@ export async function publishDashboard(ctx: ActorContext, input: PublishInput): 
       }
       const inserted = await trx
         .insertInto('dashboards')
-        .values({ account_id: accountId, slug: spec.slug, ...headerColumns(spec), version: 1, created_at: now, updated_at: now })
+        .values({ account_id: accountId, slug: spec.slug, ...spec.columns, version: 1, created_at: now, updated_at: now })
         .onConflict((oc) => oc.columns(['account_id', 'slug']).doNothing())
         .returning(['version', 'created_at', 'updated_at'])
         .executeTakeFirst();
@@ -97,13 +83,13 @@ export async function publishDashboard(ctx: ActorContext, input: PublishInput): 
 async function replaceExisting(
   trx: Transaction<Database>,
   accountId: string,
-  spec: DashboardSpec,
+  spec: SpecSummary,
   now: string,
   expectedVersion: number | '*' | undefined,
 ): Promise<{ version: number; created_at: string; updated_at: string } | undefined> {
   let update = trx
     .updateTable('dashboards')
-    .set((eb) => ({ ...headerColumns(spec), version: eb('version', '+', 1), updated_at: now }))
+    .set((eb) => ({ ...spec.columns, version: eb('version', '+', 1), updated_at: now }))
     .where('account_id', '=', accountId)
     .where('slug', '=', spec.slug);
   if (typeof expectedVersion === 'number') update = update.where('version', '=', expectedVersion);

@@ -78,6 +78,8 @@ export function dashboardRoutes(app: FastifyInstance, services: Services): void 
     '/api/dashboards',
     {
       bodyLimit: DASHBOARD_BODY_LIMIT,
+      // Parsed and validated by the dashboards domain, on a worker thread when large.
+      config: { jsonBodyAsBytes: true },
       // The spec is validated by the dashboards domain, which reports every violation as DASHBOARD_INVALID.
       validatorCompiler: () => (value: unknown) => ({ value }),
       schema: {
@@ -91,8 +93,7 @@ export function dashboardRoutes(app: FastifyInstance, services: Services): void 
     async (request, reply) => {
       const ctx = await authenticate(services, request);
       const result = await publishDashboard(ctx, {
-        document: request.body,
-        rawText: request.rawJsonText,
+        body: request.body as unknown as Buffer,
         expectedVersion: parseIfMatch(request.headers['if-match']),
       });
       return reply.code(result.created ? 201 : 200).header('etag', `"${result.version}"`).header('location', result.url).send(result);

@@ -1,19 +1,18 @@
-import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
-import sjson from 'secure-json-parse';
 import { AppError } from '../errors.js';
+import { parseJsonBytes } from '../json-document.js';
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    /** The JSON body as text, kept so a document can be stored exactly as sent. */
-    rawJsonText?: string;
+  interface FastifyContextConfig {
+    /**
+     * The route takes the JSON body as bytes and parses it itself (dashboards parse and validate large
+     * documents on a worker thread). The content type and encoding are still checked here.
+     */
+    jsonBodyAsBytes?: boolean;
   }
 }
 
-/**
- * JSON bodies are read as bytes so that invalid UTF-8 is refused (Node would otherwise replace it with
- * U+FFFD and store something the client never sent), and parsed with prototype-poisoning protection.
- */
+/** JSON bodies are read as bytes and parsed by parseJsonBytes (UTF-8 and prototype-poisoning checks). */
 export function registerJsonBodyParser(app: FastifyInstance): void {
   // Only JSON is accepted by default; routes that take other bodies (git, forms) register their own parsers.
   app.removeAllContentTypeParsers();
@@ -24,22 +23,12 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       return;
     }
     const bytes = body as Buffer;
-    if (bytes.length === 0) {
-      done(new AppError('BAD_REQUEST', 'The request body is empty; send a JSON document.'), undefined);
+    if (request.routeOptions.config.jsonBodyAsBytes) {
+      done(null, bytes);
       return;
     }
-    if (!isUtf8(bytes)) {
-      done(new AppError('BAD_REQUEST', 'The request body is not valid UTF-8; encode the JSON document as UTF-8.'), undefined);
-      return;
-    }
-    try {
-      const text = bytes.toString('utf8');
-      const value: unknown = sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' });
-      request.rawJsonText = text;
-      done(null, value);
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      done(new AppError('BAD_REQUEST', `The request body is not valid JSON: ${reason}.`), undefined);
-    }
+    const parsed = parseJsonBytes(bytes);
+    if (parsed.ok) done(null, parsed.value);
+    else done(new AppError('BAD_REQUEST', parsed.message), undefined);
   });
 }

@@ -4,6 +4,7 @@ import { repairInterruptedMerges } from '../changes/repair-interrupted-merges.js
 import type { Config } from '../config.js';
 import type { Services } from '../context.js';
 import { openDatabase, type DatabaseHandle } from '../db/database.js';
+import { SpecChecker } from '../dashboards/check-spec.js';
 import { DomainEventBus } from '../events.js';
 import { buildApp } from './app.js';
 
@@ -32,8 +33,9 @@ export interface StartOptions {
 /** Opens and migrates the database and runs first-boot setup and crash repair, without listening. */
 export async function prepareDatabase(config: Config): Promise<BootstrapResult> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // Start-up tasks publish nothing: no checker threads.
+  const services: Services = { db: database.db, dialect: database.dialect, config, events: new DomainEventBus(), specChecker: new SpecChecker({ threads: 0 }) };
   try {
-    const services: Services = { db: database.db, dialect: database.dialect, config, events: new DomainEventBus() };
     const boot = await bootstrap(services);
     await repairInterruptedMerges(services);
     return boot;
@@ -44,7 +46,8 @@ export async function prepareDatabase(config: Config): Promise<BootstrapResult> 
 
 export async function startServer(config: Config, options: StartOptions): Promise<RunningServer> {
   const database: DatabaseHandle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const services: Services = { db: database.db, dialect: database.dialect, config, events: new DomainEventBus() };
+  const specChecker = new SpecChecker({ threads: config.threads });
+  const services: Services = { db: database.db, dialect: database.dialect, config, events: new DomainEventBus(), specChecker };
   try {
     const startupTasks = options.startupTasks ?? true;
     const boot = startupTasks ? await bootstrap(services) : { accountId: '', adminUserId: '', generatedToken: null, tokenFile: null };
@@ -63,10 +66,12 @@ export async function startServer(config: Config, options: StartOptions): Promis
       url,
       async close() {
         await app.close();
+        await specChecker.close();
         await database.close();
       },
     };
   } catch (error) {
+    await specChecker.close();
     await database.close();
     throw error;
   }

@@ -56,7 +56,7 @@ async function requireActor(services: Services, request: FastifyRequest, reply: 
 export function dashboardPageRoutes(app: FastifyInstance, services: Services): void {
   const cache = new PageCache(PAGE_CACHE_BYTES);
   const renderer = new PageRenderer({
-    threads: services.config.renderThreads,
+    threads: services.config.threads,
     timeoutMs: services.config.renderTimeoutMs,
     onThreadError: (error) => app.log.error({ err: error }, 'a render thread failed'),
   });
@@ -81,7 +81,7 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services): v
   }
 
   // Drawn in the request thread, a pre-render would hold up every request; so only with render threads.
-  if (services.config.renderThreads > 0) {
+  if (services.config.threads > 0) {
     const prerenderer = new Prerenderer({
       quietMs: PRERENDER_QUIET_MS,
       maxPending: 1000,

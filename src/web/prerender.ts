@@ -77,6 +77,9 @@ export class Prerenderer {
       return;
     }
     this.pending.delete(key);
-    this.options.render(entry.target).catch((error: unknown) => this.options.onError(error, entry.target));
+    this.options.render(entry.target).catch((error: unknown) => {
+      // A render cut short by shutdown is not a failure worth reporting.
+      if (!this.closed) this.options.onError(error, entry.target);
+    });
   }
 }

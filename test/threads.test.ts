@@ -29,15 +29,78 @@ function heavyDashboard(slug: string): unknown {
   return {
     slug,
     title: 'Heavy chart',
-    sections: [{ blocks: [{ ...validBlocks.chart, kind: 'scatter', option: { xAxis: { type: 'value' }, series: [{ type: 'scatter', data }] } }] }],
+    sections: [{ blocks: [{ ...validBlocks.chart, kind: 'scatter', option: { xAxis: { type: 'value', boundaryGap: ['0%', '0%'] }, series: [{ type: 'scatter', data }] } }] }],
   };
 }
+
+/** A valid spec of about 40 KB: checked on a thread (bodies under 4 KB are checked inline). */
+function largeValidSpec(slug: string): Record<string, unknown> {
+  const rows = Array.from({ length: 400 }, (_, index) => ({ name: `service-${index}`, p99: index * 3, note: 'é ✓ 漢字' }));
+  return { slug, title: 'Large valid', sections: [{ blocks: [{ type: 'table', columns: [{ key: 'name', label: 'Name' }, { key: 'p99', label: 'p99' }, { key: 'note', label: 'Note' }], rows }] }] };
+}
+
+function checksPublishedBodies(label: string, env: Record<string, string>) {
+  describe(`published dashboards checked ${label} on ${testDialect}`, () => {
+    let svc: TestServer;
+
+    beforeAll(async () => {
+      svc = await startTestServer({ env });
+    });
+    afterAll(async () => {
+      await svc.close();
+    });
+
+    it('stores a large valid body byte for byte', async () => {
+      const text = JSON.stringify(largeValidSpec('large-valid'), null, 1);
+      expect(Buffer.byteLength(text)).toBeGreaterThan(8 * 1024);
+      const created = await svc.request('POST', '/api/dashboards', { rawBody: text, headers: { 'content-type': 'application/json' } });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ slug: 'large-valid', version: 1, created: true });
+      const read = await svc.request('GET', '/api/dashboards/large-valid');
+      expect(read.status).toBe(200);
+      expect(read.text).toContain(`"spec":${text}`);
+    });
+
+    it('refuses large bodies that are not UTF-8, not JSON, or poisoned, with the same messages as small ones', async () => {
+      const padding = 'x'.repeat(6000);
+      const notUtf8 = Buffer.concat([Buffer.from(`{"slug":"bad","title":"${padding}`), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+      const cases: Array<{ body: string | Buffer; message: RegExp }> = [
+        { body: notUtf8, message: /^The request body is not valid UTF-8; encode the JSON document as UTF-8\.$/ },
+        { body: `{"slug":"bad","title":"${padding}"`, message: /^The request body is not valid JSON: .+\.$/ },
+        { body: `{"slug":"bad","title":"${padding}","__proto__":{"polluted":true}}`, message: /^The request body is not valid JSON: .*prototype.*\.$/i },
+      ];
+      for (const { body, message } of cases) {
+        const response = await svc.request('POST', '/api/dashboards', { rawBody: body, headers: { 'content-type': 'application/json' } });
+        expect(response.status).toBe(400);
+        expect(response.body.code).toBe('BAD_REQUEST');
+        expect(response.body.error).toMatch(message);
+      }
+      expect((await svc.request('GET', '/api/dashboards/bad')).status).toBe(404);
+    });
+
+    it('lists every violation of a large invalid spec and keeps the stored version', async () => {
+      await svc.request('POST', '/api/dashboards', { body: largeValidSpec('kept') });
+      const spec = largeValidSpec('kept');
+      const sections = spec.sections as Array<{ blocks: Array<Record<string, unknown>> }>;
+      sections[0]?.blocks.push({ type: 'gauge', value: 'high' }, { type: 'no-such-kind' });
+      const response = await svc.request('POST', '/api/dashboards', { body: spec });
+      expect(response.status).toBe(422);
+      expect(response.body.code).toBe('DASHBOARD_INVALID');
+      expect(response.body.issues.map((issue: { path: string }) => issue.path)).toEqual(expect.arrayContaining(['/sections/0/blocks/1/value', '/sections/0/blocks/2/type']));
+      const read = await svc.request('GET', '/api/dashboards/kept');
+      expect(read.body.version).toBe(1);
+    });
+  });
+}
+
+checksPublishedBodies('on a worker thread', { SVC_THREADS: '1' });
+checksPublishedBodies('in the request thread', { SVC_THREADS: '0' });
 
 describe(`dashboard pages drawn on render threads on ${testDialect}`, () => {
   let svc: TestServer;
 
   beforeAll(async () => {
-    svc = await startTestServer({ env: { SVC_RENDER_THREADS: '1', SVC_RENDER_TIMEOUT_MS: '1500' } });
+    svc = await startTestServer({ env: { SVC_THREADS: '1', SVC_RENDER_TIMEOUT_MS: '1500' } });
   });
   afterAll(async () => {
     await svc.close();
@@ -94,11 +157,11 @@ describe(`dashboard pages drawn on render threads on ${testDialect}`, () => {
   });
 });
 
-describe(`dashboard pages drawn in the request thread (SVC_RENDER_THREADS=0) on ${testDialect}`, () => {
+describe(`dashboard pages drawn in the request thread (SVC_THREADS=0) on ${testDialect}`, () => {
   let svc: TestServer;
 
   beforeAll(async () => {
-    svc = await startTestServer({ env: { SVC_RENDER_THREADS: '0' } });
+    svc = await startTestServer({ env: { SVC_THREADS: '0' } });
   });
   afterAll(async () => {
     await svc.close();
@@ -121,10 +184,10 @@ describe(`dashboard pages drawn in the request thread (SVC_RENDER_THREADS=0) on 
 });
 
 describe('render thread settings', () => {
-  it('refuses SVC_RENDER_THREADS and SVC_RENDER_TIMEOUT_MS values that are not whole numbers in range', async () => {
+  it('refuses SVC_THREADS and SVC_RENDER_TIMEOUT_MS values that are not whole numbers in range', async () => {
     const { loadConfig } = await import('../src/config.js');
-    expect(() => loadConfig({ SVC_RENDER_THREADS: 'two' })).toThrow('SVC_RENDER_THREADS must be a whole number from 0 to 64 (got "two")');
+    expect(() => loadConfig({ SVC_THREADS: 'two' })).toThrow('SVC_THREADS must be a whole number from 0 to 64 (got "two")');
     expect(() => loadConfig({ SVC_RENDER_TIMEOUT_MS: '5' })).toThrow('SVC_RENDER_TIMEOUT_MS must be a whole number from 100 to 600000 (got "5")');
-    expect(loadConfig({ SVC_RENDER_THREADS: '3', SVC_RENDER_TIMEOUT_MS: '900' })).toMatchObject({ renderThreads: 3, renderTimeoutMs: 900 });
+    expect(loadConfig({ SVC_THREADS: '3', SVC_RENDER_TIMEOUT_MS: '900' })).toMatchObject({ threads: 3, renderTimeoutMs: 900 });
   });
 });
