@@ -149,6 +149,10 @@ describe(`dashboard pages drawn on render threads on ${testDialect}`, () => {
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(page.text).toContain('This page could not be drawn in time');
     expect(page.text).toContain('Drawing this dashboard took longer than 1.5 s, so it was stopped.');
+    // The version is not drawn again: the next visitor is told so at once, and the thread stays free.
+    const again = await get(svc, '/d/heavy');
+    expect(again.status).toBe(503);
+    expect(again.text).toMatch(/Drawing version 1 of this dashboard took longer than 1\.5 s \d+ s ago and was stopped; it is tried again 10 min from now at the earliest\./);
     // A fresh thread takes the next page.
     await publish(svc, chartDashboard('after-heavy', 'After heavy'));
     const after = await get(svc, '/d/after-heavy');

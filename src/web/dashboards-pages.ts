@@ -24,6 +24,9 @@ import { redirectToLogin, webActor } from './web-auth.js';
 export const PAGE_CACHE_BYTES = 64 * 1024 * 1024;
 /** A dashboard is pre-rendered once it has not been republished for this long. */
 export const PRERENDER_QUIET_MS = 500;
+/** A version whose drawing ran out of time is not drawn again for this long. */
+const TIMED_OUT_RETRY_MS = 10 * 60 * 1000;
+const MAX_TIMED_OUT = 1000;
 
 function accountTag(accountId: string): string {
   return createHash('sha256').update(accountId).digest('base64url').slice(0, 10);
@@ -62,6 +65,26 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services): v
   });
   /** Renders under way, so two visitors (or a visitor and a pre-render) of one new version share one. */
   const rendering = new Map<string, Promise<CachedPage>>();
+  /**
+   * Versions whose drawing ran out of time, and when. A version never changes, so drawing it again would
+   * only hold a render thread for the whole time limit once more; visitors get the 503 at once instead.
+   */
+  const timedOut = new Map<string, number>();
+
+  function refuseTimedOut(key: string, version: number): void {
+    const since = timedOut.get(key);
+    if (since === undefined) return;
+    const elapsedMs = performance.now() - since;
+    if (elapsedMs >= TIMED_OUT_RETRY_MS) {
+      timedOut.delete(key);
+      return;
+    }
+    const limit = Math.round(services.config.renderTimeoutMs / 100) / 10;
+    throw new AppError(
+      'RENDER_TIMEOUT',
+      `Drawing version ${version} of this dashboard took longer than ${limit} s ${Math.round(elapsedMs / 1000)} s ago and was stopped; it is tried again ${Math.ceil((TIMED_OUT_RETRY_MS - elapsedMs) / 60_000)} min from now at the earliest. A chart's \`option\` probably asks ECharts for far too much; simplify it and publish a new version.`,
+    );
+  }
 
   function pageFor(accountId: string, slug: string, version: number, view: View, priority: RenderPriority): Promise<CachedPage> {
     const key = pageKey(accountId, slug, version, view);
@@ -70,10 +93,19 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services): v
     let pending = rendering.get(key);
     if (!pending) {
       pending = (async () => {
+        refuseTimedOut(key, version);
         const stored = await findVersion(services.db, accountId, slug, version);
         if (!stored) throw notFound('dashboard', slug);
-        const page = await renderer.render(stored.spec, { version, updatedAt: stored.created_at, view }, priority);
-        return cache.set(key, { etag: dashboardEtag(accountId, version, view), ...page });
+        try {
+          const page = await renderer.render(stored.spec, { version, updatedAt: stored.created_at, view }, priority);
+          return cache.set(key, { etag: dashboardEtag(accountId, version, view), ...page });
+        } catch (error) {
+          if (error instanceof AppError && error.code === 'RENDER_TIMEOUT') {
+            if (timedOut.size >= MAX_TIMED_OUT) timedOut.delete(timedOut.keys().next().value as string);
+            timedOut.set(key, performance.now());
+          }
+          throw error;
+        }
       })().finally(() => rendering.delete(key));
       rendering.set(key, pending);
     }
