@@ -9,6 +9,7 @@ import type { ProjectRow } from '../src/accounts/access.js';
 import { PushRejectedError, RefUpdateRaceError, resolveRef } from '../src/git/index.js';
 import { hostedRepositoryPath, openProjectRepository } from '../src/git/project-repository.js';
 import { git, gitAsync, removeTempDirs, tempDir } from '../src/git/testing/fixtures.js';
+import { rejection } from './support/rejection.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
 let svc: TestServer;
@@ -41,15 +42,6 @@ async function commit(work: string, file: string, content: string): Promise<stri
   await gitAsync(['add', '--all'], { cwd: work });
   await gitAsync(['commit', '--quiet', '-m', `write ${file}`], { cwd: work });
   return gitAsync(['rev-parse', 'HEAD'], { cwd: work });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe(`hosted ProjectRepository on ${testDialect}`, () => {

@@ -17,6 +17,7 @@ import {
   type OpenProjectRepositoryOptions,
 } from '../src/git/project-repository.js';
 import { createWorkspace, git, gitAsync, removeTempDirs, tempDir } from '../src/git/testing/fixtures.js';
+import { rejection } from './support/rejection.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
 /** The upstream git host and the svc under test. */
@@ -133,15 +134,6 @@ async function createMirrorProject(name: string, repoUrl: string, gitToken?: str
 
 function open(project: ProjectRow, options: OpenProjectRepositoryOptions = {}) {
   return openProjectRepository(svc.server.services, project, options);
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe(`mirror projects on ${testDialect}`, () => {

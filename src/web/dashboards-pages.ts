@@ -86,10 +86,9 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services): v
     );
   }
 
-  function pageFor(accountId: string, slug: string, version: number, view: View, priority: RenderPriority): Promise<CachedPage> {
+  /** Draws a page that is not in the cache (or joins the drawing under way) and caches it. */
+  function drawPage(accountId: string, slug: string, version: number, view: View, priority: RenderPriority): Promise<CachedPage> {
     const key = pageKey(accountId, slug, version, view);
-    const cached = cache.get(key);
-    if (cached) return Promise.resolve(cached);
     let pending = rendering.get(key);
     if (!pending) {
       pending = (async () => {
@@ -119,7 +118,9 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services): v
       maxPending: 1000,
       canRender: () => renderer.idle,
       render: async (target) => {
-        await pageFor(target.accountId, target.slug, target.version, 'screen', 'background');
+        if (!cache.get(pageKey(target.accountId, target.slug, target.version, 'screen'))) {
+          await drawPage(target.accountId, target.slug, target.version, 'screen', 'background');
+        }
         services.events.emit('dashboard.prerendered', target);
       },
       onError: (error, target) => {
@@ -162,7 +163,7 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services): v
     // Server-Timing shows in the browser's developer tools whether this visit waited for a drawing.
     const started = performance.now();
     const cached = cache.get(pageKey(ctx.actor.accountId, slug, header.version, view));
-    const page = cached ?? (await pageFor(ctx.actor.accountId, slug, header.version, view, 'visitor'));
+    const page = cached ?? (await drawPage(ctx.actor.accountId, slug, header.version, view, 'visitor'));
     reply.header('server-timing', cached ? 'page;desc="cached"' : `page;desc="drawn";dur=${(performance.now() - started).toFixed(1)}`);
     return sendCached(request, reply, page);
   });
