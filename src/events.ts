@@ -3,10 +3,19 @@
  * (the web UI pre-renders a dashboard that was just published). Delivery is in-process and best
  * effort: work that must reach other replicas or survive a crash is a row in an outbox table instead.
  */
+/** One version of one dashboard; a slug deleted and published again starts a new dashboard (and versions from 1). */
+export interface DashboardVersionRef {
+  accountId: string;
+  slug: string;
+  createdAt: string;
+  version: number;
+}
+
 export interface DomainEvents {
-  'dashboard.published': { accountId: string; slug: string; version: number };
+  /** `createdAt` tells a dashboard from an earlier one of the same slug that was deleted. */
+  'dashboard.published': DashboardVersionRef;
   /** The page of a published version was drawn ahead of its first visitor. */
-  'dashboard.prerendered': { accountId: string; slug: string; version: number };
+  'dashboard.prerendered': DashboardVersionRef;
 }
 
 type Listener<Name extends keyof DomainEvents> = (event: DomainEvents[Name]) => void;

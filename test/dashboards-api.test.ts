@@ -112,6 +112,26 @@ describe(`dashboard publishing API on ${testDialect}`, () => {
     expect((await svc.request('GET', '/api/dashboards/Not_A_Slug')).status).toBe(400);
   });
 
+  it('serves the new page, not the old one, when a deleted slug is published again', async () => {
+    const page = async (headers: Record<string, string> = {}) => {
+      const response = await fetch(`${svc.url}/d/reborn`, { headers: { authorization: `Bearer ${svc.adminToken}`, ...headers } });
+      return { status: response.status, etag: response.headers.get('etag') ?? '', text: await response.text() };
+    };
+    await svc.request('POST', '/api/dashboards', { body: spec('reborn', { title: 'The old dashboard' }) });
+    const old = await page();
+    expect(old.text).toContain('The old dashboard');
+    expect((await svc.request('DELETE', '/api/dashboards/reborn')).status).toBe(204);
+    expect((await page()).status).toBe(404);
+    // Still version 1, published in a later millisecond.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await svc.request('POST', '/api/dashboards', { body: spec('reborn', { title: 'The new dashboard' }) })).body).toMatchObject({ version: 1, created: true });
+    const fresh = await page({ 'if-none-match': old.etag });
+    expect(fresh.status).toBe(200);
+    expect(fresh.text).toContain('The new dashboard');
+    expect(fresh.text).not.toContain('The old dashboard');
+    expect(fresh.etag).not.toBe(old.etag);
+  });
+
   it('rejects an invalid spec with 422 and every issue, leaving the stored version served', async () => {
     await svc.request('POST', '/api/dashboards', { body: spec('stable', { subtitle: 'good' }) });
     const invalid = await svc.request('POST', '/api/dashboards', {

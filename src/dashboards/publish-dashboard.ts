@@ -68,7 +68,7 @@ export async function publishDashboard(ctx: ActorContext, input: PublishInput): 
     throw new AppError('CONFLICT', `Dashboard "${spec.slug}" is being published concurrently; retry the request.`);
   });
 
-  ctx.events.emit('dashboard.published', { accountId, slug: spec.slug, version: outcome.version });
+  ctx.events.emit('dashboard.published', { accountId, slug: spec.slug, createdAt: outcome.created_at, version: outcome.version });
   return {
     slug: spec.slug,
     version: outcome.version,

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ActorContext, Services } from '../context.js';
+import type { DashboardVersionRef } from '../events.js';
 import { requireRead } from '../dashboards/access.js';
 import { listDashboards, SLUG_PATTERN } from '../dashboards/read-dashboards.js';
 import { findHeader, findVersion } from '../dashboards/store.js';
@@ -28,17 +29,21 @@ export const PRERENDER_QUIET_MS = 500;
 const TIMED_OUT_RETRY_MS = 10 * 60 * 1000;
 const MAX_TIMED_OUT = 1000;
 
-function accountTag(accountId: string): string {
-  return createHash('sha256').update(accountId).digest('base64url').slice(0, 10);
+/**
+ * Which dashboard a page belongs to: the account, and when the dashboard was created, since a slug that
+ * is deleted and published again starts over at version 1 and must not be served the old pages.
+ */
+function dashboardTag(page: DashboardVersionRef): string {
+  return createHash('sha256').update(`${page.accountId}\u0000${page.createdAt}`).digest('base64url').slice(0, 12);
 }
 
-/** Weak (the body may be sent gzipped or not); names the account so a shared browser never mixes two. */
-export function dashboardEtag(accountId: string, version: number, view: View): string {
-  return `W/"${accountTag(accountId)}-${version}-${view === 'print' ? 'p' : 's'}-${BUILD_ID}"`;
+/** Weak (the body may be sent gzipped or not); names the dashboard so a shared browser never mixes two. */
+export function dashboardEtag(page: DashboardVersionRef, view: View): string {
+  return `W/"${dashboardTag(page)}-${page.version}-${view === 'print' ? 'p' : 's'}-${BUILD_ID}"`;
 }
 
-function pageKey(accountId: string, slug: string, version: number, view: View): string {
-  return `${accountId}\u0000${slug}\u0000${version}\u0000${view}`;
+function pageKey(page: DashboardVersionRef, view: View): string {
+  return `${page.accountId}\u0000${page.slug}\u0000${page.createdAt}\u0000${page.version}\u0000${view}`;
 }
 
 function sendCached(request: FastifyRequest, reply: FastifyReply, page: CachedPage): FastifyReply {
@@ -87,8 +92,9 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services): v
   }
 
   /** Draws a page that is not in the cache (or joins the drawing under way) and caches it. */
-  function drawPage(accountId: string, slug: string, version: number, view: View, priority: RenderPriority): Promise<CachedPage> {
-    const key = pageKey(accountId, slug, version, view);
+  function drawPage(target: DashboardVersionRef, view: View, priority: RenderPriority): Promise<CachedPage> {
+    const { accountId, slug, version } = target;
+    const key = pageKey(target, view);
     let pending = rendering.get(key);
     if (!pending) {
       pending = (async () => {
@@ -97,7 +103,7 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services): v
         if (!stored) throw notFound('dashboard', slug);
         try {
           const page = await renderer.render(stored.spec, { version, updatedAt: stored.created_at, view }, priority);
-          return cache.set(key, { etag: dashboardEtag(accountId, version, view), ...page });
+          return cache.set(key, { etag: dashboardEtag(target, view), ...page });
         } catch (error) {
           if (error instanceof AppError && error.code === 'RENDER_TIMEOUT') {
             if (timedOut.size >= MAX_TIMED_OUT) timedOut.delete(timedOut.keys().next().value as string);
@@ -118,8 +124,8 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services): v
       maxPending: 1000,
       canRender: () => renderer.idle,
       render: async (target) => {
-        if (!cache.get(pageKey(target.accountId, target.slug, target.version, 'screen'))) {
-          await drawPage(target.accountId, target.slug, target.version, 'screen', 'background');
+        if (!cache.get(pageKey(target, 'screen'))) {
+          await drawPage(target, 'screen', 'background');
         }
         services.events.emit('dashboard.prerendered', target);
       },
@@ -156,14 +162,15 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services): v
     const header = await findHeader(ctx.db, ctx.actor.accountId, slug);
     if (!header) throw notFound('dashboard', slug);
     const view: View = request.query.print === '1' || request.query.print === 'true' ? 'print' : 'screen';
-    const etag = dashboardEtag(ctx.actor.accountId, header.version, view);
+    const target: DashboardVersionRef = { accountId: ctx.actor.accountId, slug, createdAt: header.created_at, version: header.version };
+    const etag = dashboardEtag(target, view);
     if (etagMatches(request.headers['if-none-match'], etag)) {
       return reply.code(304).header('etag', etag).header('cache-control', 'private, no-cache').header('vary', 'Cookie, Authorization, Accept-Encoding').send();
     }
     // Server-Timing shows in the browser's developer tools whether this visit waited for a drawing.
     const started = performance.now();
-    const cached = cache.get(pageKey(ctx.actor.accountId, slug, header.version, view));
-    const page = cached ?? (await drawPage(ctx.actor.accountId, slug, header.version, view, 'visitor'));
+    const cached = cache.get(pageKey(target, view));
+    const page = cached ?? (await drawPage(target, view, 'visitor'));
     reply.header('server-timing', cached ? 'page;desc="cached"' : `page;desc="drawn";dur=${(performance.now() - started).toFixed(1)}`);
     return sendCached(request, reply, page);
   });

@@ -25,22 +25,22 @@ describe('Prerenderer', () => {
 
   it('renders only the last version of a burst, once the dashboard has been quiet', async () => {
     const { prerenderer, rendered } = start({ quietMs: 300 });
-    prerenderer.published({ accountId: 'a', slug: 'weekly', version: 1 });
+    prerenderer.published({ accountId: 'a', slug: 'weekly', createdAt: 'c', version: 1 });
     await sleep(150);
     // The timer armed by version 1 comes due 300 ms after it, only 150 ms after these: it waits again.
-    for (let version = 2; version <= 5; version += 1) prerenderer.published({ accountId: 'a', slug: 'weekly', version });
+    for (let version = 2; version <= 5; version += 1) prerenderer.published({ accountId: 'a', slug: 'weekly', createdAt: 'c', version });
     await sleep(200);
     expect(rendered).toEqual([]);
     await sleep(250);
-    expect(rendered).toEqual([{ accountId: 'a', slug: 'weekly', version: 5 }]);
+    expect(rendered).toEqual([{ accountId: 'a', slug: 'weekly', createdAt: 'c', version: 5 }]);
     expect(prerenderer.size).toBe(0);
   });
 
   it('keeps dashboards of different accounts and slugs apart', async () => {
     const { prerenderer, rendered } = start();
-    prerenderer.published({ accountId: 'a', slug: 'weekly', version: 1 });
-    prerenderer.published({ accountId: 'b', slug: 'weekly', version: 7 });
-    prerenderer.published({ accountId: 'a', slug: 'daily', version: 2 });
+    prerenderer.published({ accountId: 'a', slug: 'weekly', createdAt: 'c', version: 1 });
+    prerenderer.published({ accountId: 'b', slug: 'weekly', createdAt: 'c', version: 7 });
+    prerenderer.published({ accountId: 'a', slug: 'daily', createdAt: 'c', version: 2 });
     await sleep(150);
     expect(rendered.map((target) => `${target.accountId}/${target.slug}@${target.version}`).sort()).toEqual(['a/daily@2', 'a/weekly@1', 'b/weekly@7']);
   });
@@ -48,9 +48,9 @@ describe('Prerenderer', () => {
   it('waits while no render thread is free, and leaves dashboards beyond its cap to their first visitor', async () => {
     let free = false;
     const { prerenderer, rendered } = start({ maxPending: 2, canRender: () => free });
-    prerenderer.published({ accountId: 'a', slug: 'one', version: 1 });
-    prerenderer.published({ accountId: 'a', slug: 'two', version: 1 });
-    prerenderer.published({ accountId: 'a', slug: 'three', version: 1 });
+    prerenderer.published({ accountId: 'a', slug: 'one', createdAt: 'c', version: 1 });
+    prerenderer.published({ accountId: 'a', slug: 'two', createdAt: 'c', version: 1 });
+    prerenderer.published({ accountId: 'a', slug: 'three', createdAt: 'c', version: 1 });
     expect(prerenderer.size).toBe(2);
     await sleep(150);
     expect(rendered).toEqual([]);
@@ -61,8 +61,8 @@ describe('Prerenderer', () => {
 
   it('reports a failed render and goes on', async () => {
     const { prerenderer, rendered, errors } = start();
-    prerenderer.published({ accountId: 'a', slug: 'broken', version: 1 });
-    prerenderer.published({ accountId: 'a', slug: 'fine', version: 1 });
+    prerenderer.published({ accountId: 'a', slug: 'broken', createdAt: 'c', version: 1 });
+    prerenderer.published({ accountId: 'a', slug: 'fine', createdAt: 'c', version: 1 });
     await sleep(150);
     expect(rendered.map((target) => target.slug).sort()).toEqual(['broken', 'fine']);
     expect(errors.map((error) => (error as Error).message)).toEqual(['drawing failed']);
@@ -70,9 +70,9 @@ describe('Prerenderer', () => {
 
   it('forgets pending renders when closed', async () => {
     const { prerenderer, rendered } = start();
-    prerenderer.published({ accountId: 'a', slug: 'weekly', version: 1 });
+    prerenderer.published({ accountId: 'a', slug: 'weekly', createdAt: 'c', version: 1 });
     prerenderer.close();
-    prerenderer.published({ accountId: 'a', slug: 'weekly', version: 2 });
+    prerenderer.published({ accountId: 'a', slug: 'weekly', createdAt: 'c', version: 2 });
     await sleep(120);
     expect(rendered).toEqual([]);
   });

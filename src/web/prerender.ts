@@ -7,11 +7,9 @@
  * Best effort and local to this process: the render runs only on an idle render thread, a replica
  * that did not take the publish renders on first view, and a pending render is forgotten on restart.
  */
-export interface PrerenderTarget {
-  accountId: string;
-  slug: string;
-  version: number;
-}
+import type { DashboardVersionRef } from '../events.js';
+
+export type PrerenderTarget = DashboardVersionRef;
 
 export interface PrerendererOptions {
   /** Render once the dashboard has not been republished for this long. */
