@@ -1,22 +1,68 @@
 /**
  * A JSON request body, from its bytes. Invalid UTF-8 is refused (decoding would replace it with U+FFFD
- * and store something the client never sent), and `__proto__` / `constructor.prototype` keys are
- * refused as prototype poisoning. Used by the API's JSON body parser and by threads that parse large
- * documents away from the request thread.
+ * and store something the client never sent); a leading byte order mark is ignored, as RFC 8259 allows;
+ * `__proto__` and `constructor.prototype` keys are refused, with where they are, because merging such an
+ * object into another one changes the prototype of every object. Used by the API's JSON body parser and
+ * by threads that parse large documents away from the request thread.
  */
 import { isUtf8 } from 'node:buffer';
 import sjson from 'secure-json-parse';
+import { escapePointerToken } from './json-pointer.js';
 
-export type JsonDocument = { ok: true; value: unknown; text: string } | { ok: false; message: string };
+export type JsonDocument =
+  | { ok: true; value: unknown; text: string }
+  | { ok: false; message: string }
+  /** Valid JSON, but with a key that is refused; `path` is the JSON pointer to it. */
+  | { ok: false; message: string; forbiddenKey: { path: string; message: string } };
 
-export function parseJsonBytes(bytes: Uint8Array): JsonDocument {
+const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
+
+/** The bytes without a leading UTF-8 byte order mark: what is parsed, and what is stored. */
+export function withoutByteOrderMark(bytes: Buffer): Buffer {
+  return bytes[0] === UTF8_BOM[0] && bytes[1] === UTF8_BOM[1] && bytes[2] === UTF8_BOM[2] ? bytes.subarray(3) : bytes;
+}
+
+export function parseJsonBytes(input: Uint8Array): JsonDocument {
+  const bytes = withoutByteOrderMark(Buffer.from(input.buffer, input.byteOffset, input.byteLength));
   if (bytes.length === 0) return { ok: false, message: 'The request body is empty; send a JSON document.' };
   if (!isUtf8(bytes)) return { ok: false, message: 'The request body is not valid UTF-8; encode the JSON document as UTF-8.' };
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  const text = bytes.toString('utf8');
   try {
     return { ok: true, value: sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' }) as unknown, text };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
+    if (/forbidden (?:prototype|constructor) property/.test(reason)) {
+      const forbiddenKey = findForbiddenKey(JSON.parse(text) as unknown);
+      if (forbiddenKey) return { ok: false, message: `The request body is refused at ${forbiddenKey.path}: ${forbiddenKey.message}`, forbiddenKey };
+    }
     return { ok: false, message: `The request body is not valid JSON: ${reason}.` };
   }
+}
+
+/**
+ * The first `__proto__` key, or `constructor` key holding a `prototype`, in document order. JSON.parse
+ * itself makes such keys plain own properties, so walking the parsed value is safe.
+ */
+function findForbiddenKey(root: unknown): { path: string; message: string } | undefined {
+  const stack: Array<{ value: unknown; path: string }> = [{ value: root, path: '' }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop() as { value: unknown; path: string };
+    if (value === null || typeof value !== 'object') continue;
+    const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
+    for (const [key, child] of entries) {
+      const childPath = `${path}/${escapePointerToken(key)}`;
+      if (!Array.isArray(value) && key === '__proto__') {
+        return { path: childPath, message: 'the key "__proto__" is not accepted, because JavaScript clients that merge this object would change the prototype of every object; rename the key.' };
+      }
+      if (!Array.isArray(value) && key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype')) {
+        return { path: `${childPath}/prototype`, message: 'a "constructor" object with a "prototype" key is not accepted, because JavaScript clients that merge it would change the prototype of every object; rename one of the keys.' };
+      }
+    }
+    // Reversed so that the first key in the document is found first.
+    for (let index = entries.length - 1; index >= 0; index -= 1) {
+      const [key, child] = entries[index] as readonly [string, unknown];
+      stack.push({ value: child, path: `${path}/${escapePointerToken(key)}` });
+    }
+  }
+  return undefined;
 }

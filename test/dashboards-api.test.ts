@@ -198,6 +198,34 @@ describe(`dashboard publishing API on ${testDialect}`, () => {
     expect((await svc.request('GET', '/api/dashboards/big')).status).toBe(404);
   });
 
+  it('takes a charset parameter and a byte order mark, and says where a refused key is', async () => {
+    const withCharset = await svc.request('POST', '/api/dashboards', { rawBody: JSON.stringify(spec('charset')), headers: { 'content-type': 'application/json; charset=UTF-8' } });
+    expect(withCharset.status).toBe(201);
+    const latin1 = await svc.request('POST', '/api/dashboards', { rawBody: JSON.stringify(spec('latin')), headers: { 'content-type': 'application/json;charset="iso-8859-1"' } });
+    expect(latin1.status).toBe(400);
+    expect(latin1.body).toEqual({ code: 'BAD_REQUEST', error: expect.stringContaining('charset=iso-8859-1, but JSON bodies are read as UTF-8') });
+    const project = await svc.request('POST', '/v1/projects', { rawBody: JSON.stringify({ name: 'Charset Project' }), headers: { 'content-type': 'application/json; charset=utf-8' } });
+    expect(project.status).toBe(201);
+
+    const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(spec('bom', { subtitle: 'from a Windows editor' })))]);
+    expect((await svc.request('POST', '/api/dashboards', { rawBody: withBom, headers: { 'content-type': 'application/json' } })).status).toBe(201);
+    const read = await svc.request('GET', '/api/dashboards/bom');
+    expect(read.status).toBe(200);
+    expect(read.body.spec).toEqual(spec('bom', { subtitle: 'from a Windows editor' }));
+    const page = await fetch(`${svc.url}/d/bom`, { headers: { authorization: `Bearer ${svc.adminToken}` } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('from a Windows editor');
+
+    const poisoned = '{"slug":"rows","title":"Rows","sections":[{"blocks":[{"type":"table","rows":[{"a":1},{"\\u005f_proto__":{"admin":true}}]}]}]}';
+    const refused = await svc.request('POST', '/api/dashboards', { rawBody: poisoned, headers: { 'content-type': 'application/json' } });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ code: 'DASHBOARD_INVALID', total: 1, issues: [{ path: '/sections/0/blocks/0/rows/1/__proto__', message: expect.stringContaining('rename the key') }] });
+    const constructorKey = await svc.request('POST', '/v1/projects', { rawBody: '{"name":"x","extra":{"constructor":{"prototype":{}}}}', headers: { 'content-type': 'application/json' } });
+    expect(constructorKey.status).toBe(400);
+    expect(constructorKey.body.error).toContain('/extra/constructor/prototype');
+    expect((await svc.request('GET', '/api/dashboards/rows')).status).toBe(404);
+  });
+
   it('publishes the largest legal document and a typical one', async () => {
     const large = await svc.request('POST', '/api/dashboards', { body: buildLargeTableSpec(5000, 16) });
     expect(large.status).toBe(201);

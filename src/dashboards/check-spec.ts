@@ -35,7 +35,9 @@ function summarize(spec: DashboardSpec): SpecSummary {
 
 export function checkSpecBytes(bytes: Uint8Array): SpecCheck {
   const parsed = parseJsonBytes(bytes);
-  if (!parsed.ok) return { kind: 'unreadable', message: parsed.message };
+  if (!parsed.ok) {
+    return 'forbiddenKey' in parsed ? { kind: 'invalid', issues: [parsed.forbiddenKey], total: 1 } : { kind: 'unreadable', message: parsed.message };
+  }
   const result = validateDashboardSpec(parsed.value);
   return result.ok ? { kind: 'valid', summary: summarize(result.spec) } : { kind: 'invalid', issues: result.issues, total: result.total };
 }

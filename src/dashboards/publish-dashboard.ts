@@ -3,6 +3,7 @@ import type { ActorContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { nowIso } from '../db/values.js';
 import { AppError } from '../errors.js';
+import { withoutByteOrderMark } from '../json-document.js';
 import { dashboardUrl, requirePublish } from './access.js';
 import type { SpecSummary } from './check-spec.js';
 
@@ -39,7 +40,7 @@ export async function publishDashboard(ctx: ActorContext, input: PublishInput): 
     );
   }
   const spec = check.summary;
-  const specText = input.body.toString('utf8');
+  const specText = withoutByteOrderMark(input.body).toString('utf8');
   const accountId = ctx.actor.accountId;
   const now = nowIso();
 

@@ -8,6 +8,7 @@
 import { Ajv, type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv';
 import formatsPlugin from 'ajv-formats';
 import { MAX_ISSUES, type Issue } from '../errors.js';
+import { escapePointerToken } from '../json-pointer.js';
 import {
   BLOCK_KINDS,
   MAX_DEPTH_KEYWORD,
@@ -208,10 +209,6 @@ function pathOf(error: AjvError, stranger: boolean): string {
   }
   if (keyword === 'discriminator' && params.tagValue !== undefined) return `${instancePath}/${String(params.tag)}`;
   return instancePath;
-}
-
-function escapePointerToken(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 function messageOf(error: AjvError, stranger: boolean): string {

@@ -20,7 +20,7 @@ import {
   type NormalizedManifest,
 } from './manifest-schema.js';
 import type { ManifestFormat } from './read-document.js';
-import { jsonPointer } from './json-pointer.js';
+import { jsonPointer } from '../json-pointer.js';
 import { describeValue, didYouMean, expectedText, isRecord, listWords, quote } from './wording.js';
 import { findUnknownKeys } from './unknown-keys.js';
 

@@ -13,7 +13,7 @@ import {
 import { readDocument, type ManifestFormat } from './read-document.js';
 import { checkAgents, checkDefaultAgent, checkEnv, checkRuntime, checkTopLevelKeys } from './manifest-sections.js';
 import { checkTriggerEntry, newTriggerCheckCache } from './trigger-entry.js';
-import { jsonPointer } from './json-pointer.js';
+import { jsonPointer } from '../json-pointer.js';
 import { describeValue, isRecord } from './wording.js';
 
 /**

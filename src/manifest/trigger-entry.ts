@@ -27,7 +27,7 @@ import {
 import { checkCronExpression, type CronCheck } from './cron-expression.js';
 import { checkRunAt } from './run-at.js';
 import { checkTimezone, type TimezoneCheck } from './timezone.js';
-import { jsonPointer } from './json-pointer.js';
+import { jsonPointer } from '../json-pointer.js';
 import { findUnknownKeys } from './unknown-keys.js';
 import { describeValue, didYouMean, expectedText, isRecord, listWords, quote } from './wording.js';
 

@@ -12,14 +12,22 @@ declare module 'fastify' {
   }
 }
 
+/** The charset parameter of a Content-Type, quoted or not (RFC 9110 §8.3.1). */
+const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
+
 /** JSON bodies are read as bytes and parsed by parseJsonBytes (UTF-8 and prototype-poisoning checks). */
 export function registerJsonBodyParser(app: FastifyInstance): void {
   // Only JSON is accepted by default; routes that take other bodies (git, forms) register their own parsers.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/i, { parseAs: 'buffer' }, (request, body, done) => {
+  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json(?:\s*;|$)/i, { parseAs: 'buffer' }, (request, body, done) => {
     const encoding = request.headers['content-encoding'];
     if (encoding && encoding.toLowerCase() !== 'identity') {
       done(new AppError('BAD_REQUEST', `Content-Encoding ${encoding} is not supported for JSON bodies; send the body uncompressed.`), undefined);
+      return;
+    }
+    const charset = CHARSET_PARAMETER.exec(request.headers['content-type'] ?? '')?.[1];
+    if (charset && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
+      done(new AppError('BAD_REQUEST', `The Content-Type says charset=${charset}, but JSON bodies are read as UTF-8; encode the body as UTF-8 and send charset=utf-8 or no charset.`), undefined);
       return;
     }
     const bytes = body as Buffer;
