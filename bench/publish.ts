@@ -18,7 +18,7 @@ async function measureFloor(text: string, seconds: number): Promise<{ perSecond:
     let version = 0;
     const once = async () => {
       const doc = JSON.parse(text) as unknown;
-      const result = validateDashboardSpec(doc);
+      const result = validateDashboardSpec(doc, { sourceText: text });
       if (!result.ok) throw new Error('floor document is invalid');
       version += 1;
       await handle.db

@@ -226,6 +226,25 @@ describe(`dashboard publishing API on ${testDialect}`, () => {
     expect((await svc.request('GET', '/api/dashboards/rows')).status).toBe(404);
   });
 
+  it('stores any JSON integer as order and groupOrder, and refuses NUL characters, on either database', async () => {
+    const huge = await svc.request('POST', '/api/dashboards', { body: spec('far-order', { order: 3_000_000_000, groupOrder: 1e300, group: 'Far' }) });
+    expect(huge.status).toBe(201);
+    const small = await svc.request('POST', '/api/dashboards', { body: spec('near-order', { order: -3_000_000_000, groupOrder: 1e300, group: 'Far' }) });
+    expect(small.status).toBe(201);
+    const listed = (await svc.request('GET', '/api/dashboards')).body.dashboards.filter((d: { group: string | null }) => d.group === 'Far');
+    expect(listed.map((d: { slug: string; order: number; groupOrder: number }) => [d.slug, d.order, d.groupOrder])).toEqual([
+      ['near-order', -3_000_000_000, 1e300],
+      ['far-order', 3_000_000_000, 1e300],
+    ]);
+    const nul = await svc.request('POST', '/api/dashboards', { body: spec('nul-title', { title: 'Weekly\u0000report', subtitle: '\u0000' }) });
+    expect(nul.status).toBe(422);
+    expect(nul.body.issues).toEqual([
+      { path: '/title', message: expect.stringContaining('must not contain the NUL character') },
+      { path: '/subtitle', message: expect.stringContaining('must not contain the NUL character') },
+    ]);
+    expect((await svc.request('GET', '/api/dashboards/nul-title')).status).toBe(404);
+  });
+
   it('publishes the largest legal document and a typical one', async () => {
     const large = await svc.request('POST', '/api/dashboards', { body: buildLargeTableSpec(5000, 16) });
     expect(large.status).toBe(201);

@@ -38,7 +38,7 @@ export function checkSpecBytes(bytes: Uint8Array): SpecCheck {
   if (!parsed.ok) {
     return 'forbiddenKey' in parsed ? { kind: 'invalid', issues: [parsed.forbiddenKey], total: 1 } : { kind: 'unreadable', message: parsed.message };
   }
-  const result = validateDashboardSpec(parsed.value);
+  const result = validateDashboardSpec(parsed.value, { sourceText: parsed.text });
   return result.ok ? { kind: 'valid', summary: summarize(result.spec) } : { kind: 'invalid', issues: result.issues, total: result.total };
 }
 

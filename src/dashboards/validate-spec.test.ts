@@ -292,4 +292,48 @@ describe('many violations', () => {
     const result = validateDashboardSpec({ slug: 'a', title: 'x'.repeat(2_000_000) });
     expect(result.ok ? [] : result.issues).toEqual([{ path: '/title', message: 'must be at most 200 characters long (it has 2000000).' }]);
   });
+
+  it('lists every problem beside a large table, and every bad row of a large table', () => {
+    const rows = Array.from({ length: 5000 }, (_, index) => Object.fromEntries(Array.from({ length: 20 }, (__, column) => [`c${column}`, index * column])));
+    rows[17] = { ...rows[17], c3: [1, 2] };
+    rows[4321] = { ...rows[4321], c9: { value: 1, tone: 'red' } };
+    const table = { type: 'table', columns: [{ key: 'c0', label: 'C0' }], rows, striped: 'yes', maxHeight: 5 };
+    const result = validateDashboardSpec({ slug: 'Bad Slug', title: '', tone: 'red', sections: [{ blocks: [table] }] });
+    expect(result.ok ? [] : result.issues.map((issue) => issue.path)).toEqual([
+      '/slug',
+      '/title',
+      '/tone',
+      '/sections/0/blocks/0/maxHeight',
+      '/sections/0/blocks/0/striped',
+      '/sections/0/blocks/0/rows/17/c3',
+      '/sections/0/blocks/0/rows/4321/c9/tone',
+    ]);
+    expect(result.ok ? [] : result.issues.filter((issue) => issue.message.includes('too large'))).toEqual([]);
+  });
+
+  it('answers for multi-megabyte strings where a pattern or the URI grammar would exhaust the stack', () => {
+    const longSlug = validateDashboardSpec({ slug: `${'a-'.repeat(4_000_000)}a`, title: 'Long' });
+    expect(longSlug.ok ? [] : longSlug.issues).toEqual([{ path: '/slug', message: expect.stringContaining('must be at most 80 characters long (it has 8000001)') }]);
+    const longUrl = `https://example.com/${'a/'.repeat(5_000_000)}`;
+    expect(issuesOf(specWithBlocks({ type: 'links', links: [{ label: 'Long', url: longUrl }] }))).toEqual([]);
+    expect(issuesOf(specWithBlocks({ type: 'links', links: [{ label: 'Long', url: `${longUrl}%zz` }] }))).toEqual([
+      { path: '/sections/0/blocks/0/links/0/url', message: expect.stringContaining('must be a valid URI') },
+    ]);
+  });
+
+  it('refuses a UUID with a urn:uuid: prefix, and NUL characters wherever they are', () => {
+    const projectId = '123e4567-e89b-12d3-a456-426614174000';
+    expect(issuesOf({ slug: 'a', title: 'A', svc: { projectId } })).toEqual([]);
+    expect(issuesOf({ slug: 'a', title: 'A', svc: { projectId: `urn:uuid:${projectId}` } })).toEqual([
+      { path: '/svc/projectId', message: `must be a UUID (got "urn:uuid:${projectId}").` },
+    ]);
+    const nul = 'must not contain the NUL character (U+0000, \\u0000 in JSON); remove it.';
+    expect(issuesOf({ slug: 'a', title: 'Tab\u0000le', sections: [{ blocks: [{ type: 'table', columns: [{ key: 'a', label: 'A' }], rows: [{ 'a\u0000': 'x\u0000' }] }] }] })).toEqual([
+      { path: '/title', message: nul },
+      { path: '/sections/0/blocks/0/rows/0/a\u0000', message: `this key ${nul}` },
+      { path: '/sections/0/blocks/0/rows/0/a\u0000', message: nul },
+    ]);
+    // The source text tells a document without the escape from one that needs searching.
+    expect(validateDashboardSpec({ slug: 'a', title: 'A\u0000' }, { sourceText: '{"slug":"a","title":"A\\u0000"}' }).ok).toBe(false);
+  });
 });

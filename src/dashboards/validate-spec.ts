@@ -6,17 +6,19 @@
  * code; messages are only built when there are errors, and only for the first MAX_ISSUES of them.
  */
 import { Ajv, type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv';
-import formatsPlugin from 'ajv-formats';
 import { MAX_ISSUES, type Issue } from '../errors.js';
 import { escapePointerToken } from '../json-pointer.js';
+import { UUID, isUri } from './string-formats.js';
 import {
   BLOCK_KINDS,
   MAX_DEPTH_KEYWORD,
   SLUG_PATTERN,
   blockDefinitions,
   blockSchema,
+  blockSchemas,
   dashboardSpecSchema,
   sectionSchema,
+  tableRowSchema,
   type DashboardSpec,
 } from './spec-schema.js';
 
@@ -38,8 +40,8 @@ function createAjv(options: { allErrors: boolean }): Ajv {
     // One function per block kind (see spec-schema.ts): small enough for V8 to optimize.
     inlineRefs: false,
   });
-  // ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
-  formatsPlugin.default(instance, ['uuid', 'uri']);
+  instance.addFormat('uuid', UUID);
+  instance.addFormat('uri', isUri);
   instance.addKeyword({
     keyword: MAX_DEPTH_KEYWORD,
     type: 'object',
@@ -68,8 +70,10 @@ const LARGE_PIECE_VALUES = 100_000;
  * over a document with many failing sections or blocks is quadratic (160,000 bad blocks took minutes);
  * here every error list stays per piece and is read once.
  */
-function withPropertyUnchecked(schema: { properties: object }, property: string): Record<string, unknown> {
-  const piece: Record<string, unknown> = { ...schema, properties: { ...schema.properties, [property]: { type: 'array' } } };
+function withPropertyUnchecked(schema: { properties: Record<string, unknown> }, property: string): Record<string, unknown> {
+  const original = schema.properties[property] as { maxItems?: number };
+  const unchecked = { type: 'array', ...(original.maxItems === undefined ? {} : { maxItems: original.maxItems }) };
+  const piece: Record<string, unknown> = { ...schema, properties: { ...schema.properties, [property]: unchecked } };
   delete piece.$defs;
   return piece;
 }
@@ -86,34 +90,62 @@ function compilePiece(schema: AnySchemaObject): PieceValidator {
 const topLevelPiece = compilePiece(withPropertyUnchecked(dashboardSpecSchema, 'sections'));
 const sectionPiece = compilePiece(withPropertyUnchecked(sectionSchema, 'blocks'));
 const blockPiece = compilePiece({ ...blockSchema, $defs: blockDefinitions });
+/** A table is the one block that reaches megabytes: when large, its rows are checked one by one. */
+const tableWithoutRowsPiece = compilePiece(withPropertyUnchecked(blockSchemas.table, 'rows'));
+const tableRowPiece = compilePiece(tableRowSchema);
 
-function checkPiece(piece: PieceValidator, value: unknown, path: string, collector: IssueCollector): void {
+/** `unchecked` names the property whose items are checked as pieces of their own. */
+function checkPiece(piece: PieceValidator, value: unknown, path: string, collector: IssueCollector, unchecked?: string): void {
   if (piece.first(value)) return;
-  if (hasMoreValuesThan(value, LARGE_PIECE_VALUES)) {
+  if (hasMoreValuesThan(value, LARGE_PIECE_VALUES, unchecked)) {
     collector.add(path, piece.first.errors, { onlyFirst: true });
     return;
   }
-  piece.all(value);
+  try {
+    piece.all(value);
+  } catch (error) {
+    // A pattern run over a multi-megabyte string can exhaust the regex stack; its first problem still stands.
+    if (!(error instanceof RangeError)) throw error;
+    collector.add(path, piece.first.errors, { onlyFirst: true });
+    return;
+  }
   collector.add(path, piece.all.errors);
 }
 
-export function validateDashboardSpec(doc: unknown): DashboardSpecValidation {
+function checkBlock(block: unknown, path: string, collector: IssueCollector): void {
+  if (!isPlainObject(block) || block.type !== 'table' || !Array.isArray(block.rows) || !hasMoreValuesThan(block, LARGE_PIECE_VALUES)) {
+    checkPiece(blockPiece, block, path, collector);
+    return;
+  }
+  checkPiece(tableWithoutRowsPiece, block, path, collector, 'rows');
+  block.rows.forEach((row: unknown, rowIndex) => checkPiece(tableRowPiece, row, `${path}/rows/${rowIndex}`, collector));
+}
+
+/**
+ * `sourceText`, the JSON the document was parsed from, lets a document without the escape `\u0000`
+ * skip the search for NUL characters (JSON cannot carry one unescaped).
+ */
+export function validateDashboardSpec(doc: unknown, options: { sourceText?: string } = {}): DashboardSpecValidation {
   const collector = new IssueCollector();
-  checkPiece(topLevelPiece, doc, '', collector);
+  if (options.sourceText === undefined || options.sourceText.includes('\\u0000')) collector.addNulCharacters(doc);
+  checkPiece(topLevelPiece, doc, '', collector, 'sections');
   const sections = isPlainObject(doc) && Array.isArray(doc.sections) ? doc.sections : [];
   sections.forEach((section: unknown, sectionIndex) => {
     const sectionPath = `/sections/${sectionIndex}`;
-    checkPiece(sectionPiece, section, sectionPath, collector);
+    checkPiece(sectionPiece, section, sectionPath, collector, 'blocks');
     const blocks = isPlainObject(section) && Array.isArray(section.blocks) ? section.blocks : [];
-    blocks.forEach((block: unknown, blockIndex) => checkPiece(blockPiece, block, `${sectionPath}/blocks/${blockIndex}`, collector));
+    blocks.forEach((block: unknown, blockIndex) => checkBlock(block, `${sectionPath}/blocks/${blockIndex}`, collector));
   });
   // Every piece of the document passed its part of dashboardSpecSchema, so the whole conforms.
   if (collector.total === 0) return { ok: true, spec: doc as DashboardSpec };
   return { ok: false, issues: collector.issues, total: collector.total };
 }
 
-/** Counts JSON values breadth-first and stops at `limit`, so the cost is bounded whatever the input. */
-function hasMoreValuesThan(value: unknown, limit: number): boolean {
+/**
+ * Counts JSON values breadth-first and stops at `limit`, so the cost is bounded whatever the input.
+ * `skip` leaves out one property of the value itself (the part checked as pieces of their own).
+ */
+function hasMoreValuesThan(value: unknown, limit: number, skip?: string): boolean {
   const queue: unknown[] = [value];
   let count = 0;
   for (let i = 0; i < queue.length; i += 1) {
@@ -121,7 +153,9 @@ function hasMoreValuesThan(value: unknown, limit: number): boolean {
     count += 1;
     if (count > limit) return true;
     if (typeof current !== 'object' || current === null) continue;
-    const children = Array.isArray(current) ? current : Object.values(current as Record<string, unknown>);
+    const children = Array.isArray(current)
+      ? current
+      : Object.entries(current as Record<string, unknown>).flatMap(([key, child]) => (i === 0 && key === skip ? [] : [child]));
     if (queue.length + children.length > limit * 2) return true;
     for (const child of children) queue.push(child);
   }
@@ -164,6 +198,13 @@ class IssueCollector {
    * `prefix` is the pointer of the piece the errors are about; their paths are relative to it.
    * `onlyFirst` marks a piece too large to list every problem of.
    */
+  addNulCharacters(doc: unknown): void {
+    for (const issue of nulCharacterIssues(doc, MAX_ISSUES)) {
+      this.total += 1;
+      this.issues.push(issue);
+    }
+  }
+
   add(prefix: string, errors: readonly AjvError[] | null | undefined, options: { onlyFirst?: boolean } = {}): void {
     let previousMergeKey: string | undefined;
     for (const error of errors ?? []) {
@@ -181,6 +222,37 @@ class IssueCollector {
       }
     }
   }
+}
+
+const NUL_MESSAGE = 'must not contain the NUL character (U+0000, \\u0000 in JSON); remove it.';
+
+/**
+ * Every string (or key) holding U+0000, by JSON pointer, in document order; stops after `limit`.
+ * Iterative, as a document may nest far deeper than the call stack; each object is visited once, so
+ * a cyclic object (which JSON cannot make, but a caller can) ends too.
+ */
+function nulCharacterIssues(root: unknown, limit: number): Issue[] {
+  const found: Issue[] = [];
+  const seen = new Set<object>();
+  const stack: Array<{ value: unknown; path: string; isKey?: true }> = [{ value: root, path: '' }];
+  while (stack.length > 0 && found.length < limit) {
+    const { value, path, isKey } = stack.pop() as { value: unknown; path: string; isKey?: true };
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) found.push({ path, message: isKey ? `this key ${NUL_MESSAGE}` : NUL_MESSAGE });
+      continue;
+    }
+    if (value === null || typeof value !== 'object' || seen.has(value)) continue;
+    seen.add(value);
+    const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
+    for (let index = entries.length - 1; index >= 0; index -= 1) {
+      const [key, child] = entries[index] as readonly [string, unknown];
+      const childPath = `${path}/${escapePointerToken(key)}`;
+      // Pushed after the value so that, popped first, the key is reported before anything inside it.
+      stack.push({ value: child, path: childPath });
+      if (!Array.isArray(value) && key.includes('\u0000')) stack.push({ value: key, path: childPath, isKey: true });
+    }
+  }
+  return found;
 }
 
 function mergeKeyOf(error: AjvError, stranger: boolean): string | undefined {

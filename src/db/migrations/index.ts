@@ -3,6 +3,7 @@ import type { Dialect } from '../database.js';
 import type { MigrationFactory } from './column-types.js';
 import { initial } from './0001-initial.js';
 import { changeRequests } from './0002-change-requests.js';
+import { dashboardOrderAnyInteger } from './0003-dashboard-order-any-integer.js';
 
 /**
  * Migrations are code, not files read at run time, so they ship inside the build. Names sort in order;
@@ -11,6 +12,7 @@ import { changeRequests } from './0002-change-requests.js';
 const migrations: Record<string, MigrationFactory> = {
   '0001_initial': initial,
   '0002_change_requests': changeRequests,
+  '0003_dashboard_order_any_integer': dashboardOrderAnyInteger,
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
