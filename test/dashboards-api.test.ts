@@ -109,7 +109,13 @@ describe(`dashboard publishing API on ${testDialect}`, () => {
     expect((await svc.request('DELETE', '/api/dashboards/doomed')).status).toBe(404);
     const again = await svc.request('POST', '/api/dashboards', { body: spec('doomed') });
     expect(again.body).toMatchObject({ version: 1, created: true });
-    expect((await svc.request('GET', '/api/dashboards/Not_A_Slug')).status).toBe(400);
+    expect((await svc.request('GET', '/api/dashboards/Not_A_Slug')).body).toEqual({
+      code: 'BAD_REQUEST',
+      error: '"Not_A_Slug" is not a dashboard slug: use lower-case letters and digits separated by single hyphens.',
+    });
+    expect((await svc.request('GET', `/api/dashboards/${'a'.repeat(81)}`)).body.error).toBe(
+      `A dashboard slug has at most 80 characters; this one has 81 ("${'a'.repeat(40)}…").`,
+    );
   });
 
   it('serves the new page, not the old one, when a deleted slug is published again', async () => {

@@ -30,8 +30,11 @@ export interface DashboardDocument {
 }
 
 function checkSlug(slug: string): void {
-  if (slug.length > 80 || !SLUG_PATTERN.test(slug)) {
-    throw new AppError('BAD_REQUEST', `${JSON.stringify(slug.slice(0, 100))} is not a dashboard slug: use lower-case letters and digits separated by single hyphens.`);
+  if (slug.length > 80) {
+    throw new AppError('BAD_REQUEST', `A dashboard slug has at most 80 characters; this one has ${slug.length} (${JSON.stringify(`${slug.slice(0, 40)}…`)}).`);
+  }
+  if (!SLUG_PATTERN.test(slug)) {
+    throw new AppError('BAD_REQUEST', `${JSON.stringify(slug)} is not a dashboard slug: use lower-case letters and digits separated by single hyphens.`);
   }
 }
 
