@@ -321,6 +321,12 @@ describe('many violations', () => {
     ]);
   });
 
+  it('explains a number literal beyond the largest double', () => {
+    expect(issuesOf(JSON.parse('{"slug":"a","title":"A","order":-1e400}'))).toEqual([
+      { path: '/order', message: 'must be an integer (got -1e309 or beyond, more than a number can hold).' },
+    ]);
+  });
+
   it('refuses a UUID with a urn:uuid: prefix, and NUL characters wherever they are', () => {
     const projectId = '123e4567-e89b-12d3-a456-426614174000';
     expect(issuesOf({ slug: 'a', title: 'A', svc: { projectId } })).toEqual([]);

@@ -455,6 +455,8 @@ function describe(value: unknown): string {
     const shown = value.length > MAX_QUOTED_LENGTH ? `${value.slice(0, MAX_QUOTED_LENGTH)}…` : value;
     return JSON.stringify(shown);
   }
+  // JSON has no Infinity: a literal like 1e400 is parsed as one, being beyond the largest double.
+  if (value === Infinity || value === -Infinity) return `${value < 0 ? '-' : ''}1e309 or beyond, more than a number can hold`;
   if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'an array';
