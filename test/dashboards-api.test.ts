@@ -249,6 +249,15 @@ describe(`dashboard publishing API on ${testDialect}`, () => {
       { path: '/subtitle', message: expect.stringContaining('must not contain the NUL character') },
     ]);
     expect((await svc.request('GET', '/api/dashboards/nul-title')).status).toBe(404);
+
+    // Every other JSON body too: a project name, a secret value.
+    const project = await svc.request('POST', '/v1/projects', { body: { name: 'Nul\u0000Project' } });
+    expect(project.status).toBe(400);
+    expect(project.body).toMatchObject({ code: 'VALIDATION_FAILED', issues: [{ path: '/name', message: expect.stringContaining('NUL character') }] });
+    const id = (await svc.request('POST', '/v1/projects', { body: { name: 'Nul Free Project' } })).body.project.id as string;
+    const secret = await svc.request('PUT', `/v1/projects/${id}/secrets/API_KEY`, { body: { value: 'abc\u0000def' } });
+    expect(secret.status).toBe(400);
+    expect(secret.body.issues).toEqual([{ path: '/value', message: expect.stringContaining('NUL character') }]);
   });
 
   it('publishes the largest legal document and a typical one', async () => {

@@ -294,7 +294,7 @@ describe('many violations', () => {
   });
 
   it('lists every problem beside a large table, and every bad row of a large table', () => {
-    const rows = Array.from({ length: 5000 }, (_, index) => Object.fromEntries(Array.from({ length: 20 }, (__, column) => [`c${column}`, index * column])));
+    const rows: Array<Record<string, unknown>> = Array.from({ length: 5000 }, (_, index) => Object.fromEntries(Array.from({ length: 20 }, (__, column) => [`c${column}`, index * column])));
     rows[17] = { ...rows[17], c3: [1, 2] };
     rows[4321] = { ...rows[4321], c9: { value: 1, tone: 'red' } };
     const table = { type: 'table', columns: [{ key: 'c0', label: 'C0' }], rows, striped: 'yes', maxHeight: 5 };

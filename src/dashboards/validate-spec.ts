@@ -7,6 +7,7 @@
  */
 import { Ajv, type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv';
 import { MAX_ISSUES, type Issue } from '../errors.js';
+import { nulCharacterIssues } from '../json-document.js';
 import { escapePointerToken } from '../json-pointer.js';
 import { UUID, isUri } from './string-formats.js';
 import {
@@ -222,37 +223,6 @@ class IssueCollector {
       }
     }
   }
-}
-
-const NUL_MESSAGE = 'must not contain the NUL character (U+0000, \\u0000 in JSON); remove it.';
-
-/**
- * Every string (or key) holding U+0000, by JSON pointer, in document order; stops after `limit`.
- * Iterative, as a document may nest far deeper than the call stack; each object is visited once, so
- * a cyclic object (which JSON cannot make, but a caller can) ends too.
- */
-function nulCharacterIssues(root: unknown, limit: number): Issue[] {
-  const found: Issue[] = [];
-  const seen = new Set<object>();
-  const stack: Array<{ value: unknown; path: string; isKey?: true }> = [{ value: root, path: '' }];
-  while (stack.length > 0 && found.length < limit) {
-    const { value, path, isKey } = stack.pop() as { value: unknown; path: string; isKey?: true };
-    if (typeof value === 'string') {
-      if (value.includes('\u0000')) found.push({ path, message: isKey ? `this key ${NUL_MESSAGE}` : NUL_MESSAGE });
-      continue;
-    }
-    if (value === null || typeof value !== 'object' || seen.has(value)) continue;
-    seen.add(value);
-    const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
-    for (let index = entries.length - 1; index >= 0; index -= 1) {
-      const [key, child] = entries[index] as readonly [string, unknown];
-      const childPath = `${path}/${escapePointerToken(key)}`;
-      // Pushed after the value so that, popped first, the key is reported before anything inside it.
-      stack.push({ value: child, path: childPath });
-      if (!Array.isArray(value) && key.includes('\u0000')) stack.push({ value: key, path: childPath, isKey: true });
-    }
-  }
-  return found;
 }
 
 function mergeKeyOf(error: AjvError, stranger: boolean): string | undefined {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../errors.js';
-import { parseJsonBytes } from '../json-document.js';
+import { AppError, MAX_ISSUES, validationFailed } from '../errors.js';
+import { nulCharacterIssues, parseJsonBytes } from '../json-document.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -36,7 +36,13 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       return;
     }
     const parsed = parseJsonBytes(bytes);
-    if (parsed.ok) done(null, parsed.value);
-    else done(new AppError('BAD_REQUEST', parsed.message), undefined);
+    if (!parsed.ok) {
+      done(new AppError('BAD_REQUEST', parsed.message), undefined);
+      return;
+    }
+    // PostgreSQL cannot store U+0000 in text; refused here for every route, so both databases agree.
+    const nulIssues = parsed.text.includes('\\u0000') ? nulCharacterIssues(parsed.value, MAX_ISSUES) : [];
+    if (nulIssues.length > 0) done(validationFailed(nulIssues), undefined);
+    else done(null, parsed.value);
   });
 }
