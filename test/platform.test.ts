@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CAPABILITIES } from '../src/accounts/capabilities.js';
 import { createTestDatabase, startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
 let svc: TestServer;
@@ -17,7 +18,7 @@ async function createProject(name: string, token?: string) {
   return response.body.project as { id: string; slug: string; clone_url: string };
 }
 
-async function mintToken(projectId: string, capabilities: string[]) {
+async function mintToken(projectId: string, capabilities: readonly string[]) {
   const response = await svc.request('POST', `/v1/projects/${projectId}/tokens`, { body: { name: 'ci', capabilities } });
   expect(response.status).toBe(201);
   return response.body.token as string;
@@ -101,10 +102,31 @@ describe(`platform core on ${testDialect}`, () => {
     const listed = await svc.request('GET', '/v1/projects', { token: readOnly });
     expect(listed.body.projects.map((p: { id: string }) => p.id)).toEqual([project.id]);
 
-    const mint = await svc.request('POST', `/v1/projects/${project.id}/tokens`, { token: readOnly, body: { name: 'x', capabilities: ['project.write'] } });
-    expect(mint.status).toBe(403);
-    const createWithProjectToken = await svc.request('POST', '/v1/projects', { token: readOnly, body: { name: 'nope' } });
-    expect(createWithProjectToken.status).toBe(403);
+  });
+
+  it('answers a project token on a route for user tokens with 401 saying which token the route needs', async () => {
+    const project = await createProject('User Routes');
+    const projectToken = await mintToken(project.id, CAPABILITIES);
+    const minted = await svc.request('POST', `/v1/projects/${project.id}/tokens`, { body: { name: 'victim', capabilities: ['project.read'] } });
+    const userOnly: Array<[string, string, unknown?]> = [
+      ['POST', '/v1/projects', { name: 'nope' }],
+      ['POST', `/v1/projects/${project.id}/tokens`, { name: 'x', capabilities: ['project.read'] }],
+      ['GET', `/v1/projects/${project.id}/tokens`],
+      ['DELETE', `/v1/projects/${project.id}/tokens/${minted.body.id}`],
+      ['GET', '/v1/users'],
+      ['POST', '/v1/users', { name: 'mallory' }],
+      ['PUT', `/v1/projects/${project.id}/members/${project.id}`],
+    ];
+    for (const [method, route, body] of userOnly) {
+      const response = await svc.request(method, route, { token: projectToken, body });
+      expect(response.status, `${method} ${route}`).toBe(401);
+      expect(response.body, `${method} ${route}`).toEqual({ code: 'UNAUTHENTICATED', error: expect.stringContaining('needs a user token (svc_u_…)') });
+      expect(response.body.error).toContain('this is a project token');
+    }
+    // Nothing happened: the token still works and no project was created.
+    expect((await svc.request('GET', `/v1/projects/${project.id}`, { token: minted.body.token })).status).toBe(200);
+    const names = (await svc.request('GET', '/v1/projects')).body.projects.map((p: { name: string }) => p.name);
+    expect(names).not.toContain('nope');
   });
 
   it('gives non-admin users access only to projects they are members of', async () => {

@@ -18,11 +18,17 @@ export function rejectSandboxToken(ctx: ActorContext): void {
   }
 }
 
-/** Requires a user token (project routes like minting tokens act for a person, not a project). */
+/**
+ * Requires a user token (routes like minting tokens act for a person, not a project). Any other kind is
+ * the wrong token for the route: 401, as the contract says, not 403.
+ */
 export function requireUserToken(ctx: ActorContext, action: string): void {
   rejectSandboxToken(ctx);
   if (ctx.actor.kind !== 'user') {
-    throw new AppError('FORBIDDEN', `Only a user token can ${action}; this is a project token.`);
+    throw new AppError(
+      'UNAUTHENTICATED',
+      `This route needs a user token (svc_u_…) to ${action}; this is a project token (svc_p_…), which acts only inside its project. Call it with your own user token.`,
+    );
   }
 }
 

@@ -7,7 +7,7 @@ import { InvalidGitArgumentError } from '../git/errors.js';
 import { provisionProjectRepository, removeProjectRepository } from '../git/project-repository.js';
 import { newId } from '../ids.js';
 import { forgetCachedPrincipals } from './principal.js';
-import { loadProjectFor, rejectSandboxToken, type ProjectRow } from './access.js';
+import { loadProjectFor, rejectSandboxToken, requireUserToken, type ProjectRow } from './access.js';
 
 export interface CreateProjectInput {
   name: string;
@@ -35,10 +35,7 @@ export function slugify(name: string): string {
 }
 
 export async function createProject(ctx: ActorContext, input: CreateProjectInput): Promise<ProjectRow> {
-  rejectSandboxToken(ctx);
-  if (ctx.actor.kind !== 'user') {
-    throw new AppError('FORBIDDEN', 'Only a user token can create projects; a project token is limited to its own project.');
-  }
+  requireUserToken(ctx, 'create projects');
   const now = nowIso();
   const project: ProjectRow = {
     id: newId(),
