@@ -129,6 +129,17 @@ describe(`platform core on ${testDialect}`, () => {
     expect(names).not.toContain('nope');
   });
 
+  it('lists projects for a project token only with project.read, like reading one', async () => {
+    const project = await createProject('Listing Needs Read');
+    const sessionsOnly = await mintToken(project.id, ['sessions.write']);
+    const single = await svc.request('GET', `/v1/projects/${project.id}`, { token: sessionsOnly });
+    expect(single.status).toBe(403);
+    const list = await svc.request('GET', '/v1/projects', { token: sessionsOnly });
+    expect(list.status).toBe(403);
+    expect(list.body).toEqual({ code: 'FORBIDDEN', error: expect.stringContaining('lacks the capability project.read') });
+    expect(list.text).not.toContain(project.id);
+  });
+
   it('gives non-admin users access only to projects they are members of', async () => {
     const project = await createProject('Members Only');
     const user = await svc.request('POST', '/v1/users', { body: { name: 'dana', password: 'correct horse battery' } });

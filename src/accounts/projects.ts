@@ -7,7 +7,7 @@ import { InvalidGitArgumentError } from '../git/errors.js';
 import { provisionProjectRepository, removeProjectRepository } from '../git/project-repository.js';
 import { newId } from '../ids.js';
 import { forgetCachedPrincipals } from './principal.js';
-import { loadProjectFor, rejectSandboxToken, requireUserToken, type ProjectRow } from './access.js';
+import { loadProjectFor, rejectSandboxToken, requireCapability, requireUserToken, type ProjectRow } from './access.js';
 
 export interface CreateProjectInput {
   name: string;
@@ -98,6 +98,8 @@ export async function listProjects(ctx: ActorContext): Promise<ProjectRow[]> {
   const { actor } = ctx;
   let query = ctx.db.selectFrom('projects').selectAll('projects').where('projects.account_id', '=', actor.accountId);
   if (actor.kind === 'project') {
+    // The listing shows what reading the project shows, so it needs the same capability.
+    requireCapability(ctx, 'project.read', 'list projects');
     query = query.where('projects.id', '=', actor.projectId ?? '');
   } else if (!actor.isAdmin) {
     query = query.innerJoin('project_members', 'project_members.project_id', 'projects.id').where('project_members.user_id', '=', actor.userId);
