@@ -216,6 +216,54 @@ describe(`platform core on ${testDialect}`, () => {
   });
 });
 
+describe('authentication comes before the body', () => {
+  it('answers a request without a token, or with an unknown one, 401 whatever its body', async () => {
+    const project = await createProject('Auth First');
+    const json = { 'content-type': 'application/json' };
+    const cases: Array<[string, string, { rawBody?: string; body?: unknown; headers?: Record<string, string> }]> = [
+      ['POST', '/v1/projects', { rawBody: '{}', headers: json }],
+      ['POST', '/v1/projects', { rawBody: '{"name": ', headers: json }],
+      ['POST', '/v1/projects', { body: { name: 'x'.repeat(2 * 1024 * 1024) } }],
+      ['POST', '/api/dashboards', { rawBody: 'slug=x', headers: { 'content-type': 'text/plain' } }],
+      ['POST', '/api/dashboards', { rawBody: '{"slug":', headers: json }],
+      ['PATCH', '/v1/projects/not-a-uuid', { body: { colour: 'red' } }],
+      ['POST', `/v1/projects/${project.id}/tokens`, { body: { capabilities: ['admin'] } }],
+      ['PUT', `/v1/projects/${project.id}/secrets/GIT_TOKEN`, { body: {} }],
+      ['POST', `/v1/projects/${project.id}/change-requests`, { body: { title: 5 } }],
+      ['GET', `/v1/projects/${project.id}/change-requests?status=everything`, {}],
+    ];
+    for (const [method, route, options] of cases) {
+      for (const token of [null, 'svc_u_unknown']) {
+        const response = await svc.request(method, route, { ...options, token });
+        expect(response.status, `${method} ${route} with ${token ?? 'no token'}`).toBe(401);
+        expect(response.body.code).toBe('UNAUTHENTICATED');
+        expect(Object.keys(response.body).sort()).toEqual(['code', 'error']);
+      }
+    }
+    expect((await svc.request('POST', '/v1/projects', { rawBody: '{}', headers: json, token: null })).body.error).toContain('Authorization: Bearer <token>');
+  });
+
+  it('still validates the body of an authenticated request', async () => {
+    const empty = await svc.request('POST', '/v1/projects', { rawBody: '{}', headers: { 'content-type': 'application/json' } });
+    expect(empty.status).toBe(400);
+    expect(empty.body).toMatchObject({ code: 'VALIDATION_FAILED', issues: [{ path: '', message: 'required property "name" is missing.' }] });
+    const text = await svc.request('POST', '/api/dashboards', { rawBody: 'slug=x', headers: { 'content-type': 'text/plain' } });
+    expect(text.status).toBe(400);
+    expect(text.body.code).toBe('BAD_REQUEST');
+    const huge = await svc.request('POST', '/v1/projects', { body: { name: 'x'.repeat(2 * 1024 * 1024) } });
+    expect(huge.status).toBe(413);
+  });
+
+  it('keeps the public routes public', async () => {
+    expect((await svc.request('GET', '/healthz', { token: null })).status).toBe(200);
+    expect((await svc.request('GET', '/openapi.json', { token: null })).status).toBe(200);
+    expect((await svc.request('GET', '/login', { token: null })).status).toBe(200);
+    const page = await svc.request('GET', '/d', { token: null, headers: {} });
+    expect([200, 302]).toContain(page.status);
+    expect((await svc.request('GET', '/v1/nothing-here', { token: null })).status).toBe(404);
+  });
+});
+
 describe('first boot', () => {
   it('generates an admin token once, writes it with mode 0600 and keeps it across restarts', async () => {
     const database = await createTestDatabase();

@@ -9,6 +9,7 @@ import { changeRequestRoutes } from '../changes/routes.js';
 import { dashboardRoutes } from '../dashboards/routes.js';
 import { webRoutes } from '../web/routes.js';
 import { gitHttpRoutes } from '../git/http-routes.js';
+import { authenticateRequests } from './authenticate.js';
 import { registerErrorHandling, toAppError } from './error-handler.js';
 import { registerJsonBodyParser } from './json-body.js';
 import { schemaValidatorCompiler } from './validator.js';
@@ -57,7 +58,9 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  // The JSON API: every route takes a bearer token, checked before the body is read.
   app.register(async (scope) => {
+    authenticateRequests(scope, services);
     projectRoutes(scope, services);
     secretRoutes(scope, services);
     tokenRoutes(scope, services);
