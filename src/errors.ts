@@ -3,12 +3,13 @@
  * The README's error table is checked against this list by a test, so the docs cannot drift.
  */
 export const errorCatalog = {
-  BAD_REQUEST: { status: 400, when: 'malformed JSON, wrong content type, bytes that are not UTF-8, a bad path parameter' },
+  BAD_REQUEST: { status: 400, when: 'malformed JSON, wrong content type, bytes that are not UTF-8, a bad path parameter, a request that is not valid HTTP' },
   VALIDATION_FAILED: { status: 400, when: 'a request body or query that breaks the route schema; `issues` lists each problem' },
   SECRET_NAME_RESERVED: { status: 400, when: 'a project secret whose name starts with `SVC_`' },
   UNAUTHENTICATED: { status: 401, when: 'no token, an unknown token, or a token of the wrong kind for the route' },
   FORBIDDEN: { status: 403, when: 'the token lacks access to the project or a capability the route needs' },
   NOT_FOUND: { status: 404, when: 'unknown project, change request, dashboard, token, secret or route' },
+  REQUEST_TIMEOUT: { status: 408, when: 'the request did not arrive in full within the server time limit' },
   CONFLICT: { status: 409, when: 'the resource is not in a state that allows the operation, or a unique name is taken' },
   MERGE_CONFLICT: { status: 409, when: 'a merge whose branches conflict; `conflicts` lists the paths' },
   VERSION_MISMATCH: { status: 412, when: '`If-Match` names a version other than the stored one' },
@@ -17,6 +18,7 @@ export const errorCatalog = {
   MANIFEST_INVALID: { status: 422, when: 'the head branch `svc.yaml`/`svc.toml` fails validation on merge; `issues` lists them' },
   CR_HEAD_NOT_AHEAD: { status: 422, when: 'a change request whose head has no commit that base lacks' },
   TOO_MANY_SESSIONS: { status: 429, when: 'the account is at its concurrent-session cap' },
+  HEADERS_TOO_LARGE: { status: 431, when: 'the request headers are over the server limit (16 KiB in all)' },
   INTERNAL: { status: 500, when: 'a fault inside svc; the log has the details' },
   UPSTREAM_UNAVAILABLE: { status: 502, when: 'the project repository (a mirror of another git host) cannot be reached' },
   RENDER_TIMEOUT: { status: 503, when: 'a dashboard page took longer than `SVC_RENDER_TIMEOUT_MS` to draw (a chart `option` asking ECharts for too much)' },

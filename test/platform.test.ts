@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPABILITIES } from '../src/accounts/capabilities.js';
 import { createTestDatabase, startTestServer, testDialect, type TestServer } from './support/test-server.js';
@@ -308,7 +309,43 @@ describe('first boot', () => {
   });
 });
 
+/** Sends `request` as is over TCP and returns everything the server wrote before closing. */
+function rawExchange(request: string): Promise<string> {
+  const { hostname, port } = new URL(svc.url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write(request));
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(received));
+  });
+}
+
+function parseRawResponse(raw: string) {
+  const [head = '', body = ''] = raw.split('\r\n\r\n');
+  const [statusLine, ...headerLines] = head.split('\r\n');
+  const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  return { statusLine, headers, body: JSON.parse(body) as unknown };
+}
+
 describe('requests that never reach a route', () => {
+  it('answers a request that is not valid HTTP with the JSON error body', async () => {
+    const badLength = parseRawResponse(await rawExchange('POST /v1/projects HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}'));
+    expect(badLength.statusLine).toBe('HTTP/1.1 400 Bad Request');
+    expect(badLength.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(badLength.body).toEqual({ code: 'BAD_REQUEST', error: expect.stringContaining('Content-Length') });
+
+    const garbage = parseRawResponse(await rawExchange('HELLO\r\n\r\n'));
+    expect(garbage.statusLine).toBe('HTTP/1.1 400 Bad Request');
+    expect(garbage.body).toEqual({ code: 'BAD_REQUEST', error: expect.stringContaining('not a valid HTTP request') });
+
+    const bigHeaders = parseRawResponse(await rawExchange(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`));
+    expect(bigHeaders.statusLine).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    expect(bigHeaders.body).toEqual({ code: 'HEADERS_TOO_LARGE', error: expect.stringContaining('headers') });
+  });
+
+
   it('answers a URL that is not valid percent-encoding with the JSON error body', async () => {
     const response = await svc.request('GET', '/api/dashboards/%ZZ');
     expect(response.status).toBe(400);

@@ -10,6 +10,7 @@ import { dashboardRoutes } from '../dashboards/routes.js';
 import { webRoutes } from '../web/routes.js';
 import { gitHttpRoutes } from '../git/http-routes.js';
 import { authenticateRequests } from './authenticate.js';
+import { answerClientError } from './client-error.js';
 import { registerErrorHandling, toAppError } from './error-handler.js';
 import { registerJsonBodyParser } from './json-body.js';
 import { schemaValidatorCompiler } from './validator.js';
@@ -29,6 +30,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     logController: new LogController({ disableRequestLogging: options.logLevel !== 'debug' && options.logLevel !== 'trace' }),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     return503OnClosing: true,
+    // Requests the HTTP parser refuses (a Content-Length that is not a number, …) get the same JSON body.
+    clientErrorHandler: answerClientError,
     // Errors raised before routing (a URL that is not valid percent-encoding) get the same JSON body.
     frameworkErrors: (error, _request, frameworkReply) => {
       const appError = toAppError(error);
