@@ -9,6 +9,7 @@ import { ChartCache, chartCache } from './chart-cache.js';
 import { renderEChartsSvg } from './echarts-ssr.js';
 import { escapeAttr, escapeHtml, formatNumber } from './escape.js';
 import { mergeOption } from './merge-option.js';
+import { extent, longestLength } from './numbers.js';
 import type { RenderContext } from './render-context.js';
 
 /** Phones: 375 px minus page and card padding. */
@@ -95,11 +96,11 @@ function dataTable(caption: string, head: string[], rows: string[][]): string {
 }
 
 function seriesSummary(name: string, data: ReadonlyArray<number | null>, unit: string | undefined): string {
-  const values = data.filter((value): value is number => value !== null);
-  if (values.length === 0) return `${name}: no values`;
-  const first = values[0] ?? 0;
-  const last = values[values.length - 1] ?? 0;
-  return `${name}: from ${withUnit(first, unit)} to ${withUnit(last, unit)}, low ${withUnit(Math.min(...values), unit)}, high ${withUnit(Math.max(...values), unit)}`;
+  const range = extent(data);
+  if (range === null) return `${name}: no values`;
+  const first = data.find((value) => value !== null) ?? 0;
+  const last = data.findLast((value) => value !== null) ?? 0;
+  return `${name}: from ${withUnit(first, unit)} to ${withUnit(last, unit)}, low ${withUnit(range.min, unit)}, high ${withUnit(range.max, unit)}`;
 }
 
 function chartSummary(block: ChartBlock, kind: ChartKind): string {
@@ -123,7 +124,9 @@ function chartSummary(block: ChartBlock, kind: ChartKind): string {
 
 function chartDataTable(block: ChartBlock, name: string): string {
   const series = block.series ?? [];
-  const length = Math.max(block.categories?.length ?? 0, ...series.map((item) => item.data.length));
+  const length = longestLength(series.map((item) => item.data), block.categories?.length ?? 0);
+  // Built only when it will be shown: a series of a million numbers would cost seconds for nothing.
+  if (length * (series.length + 1) > MAX_DATA_TABLE_CELLS) return '';
   const rows: string[][] = [];
   for (let index = 0; index < length; index += 1) {
     rows.push([block.categories?.[index] ?? String(index + 1), ...series.map((item) => withUnit(item.data[index] ?? null, block.unit))]);

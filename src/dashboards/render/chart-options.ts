@@ -4,6 +4,7 @@
  */
 import type { ChartBlock, GaugeBlock, HeatmapBlock, Tone } from '../spec-schema.js';
 import { formatNumber } from './escape.js';
+import { longestLength } from './numbers.js';
 import { inkSentinel, seriesSentinel, toneSentinel } from './theme-colors.js';
 
 export type ChartKind = NonNullable<ChartBlock['kind']>;
@@ -104,6 +105,8 @@ function cartesianSeries(block: ChartBlock, kind: ChartKind): Option[] {
           type: 'line',
           showSymbol: !many && series.data.length <= 14,
           symbolSize: 5,
+          // More points than pixels are thinned to the line's shape (ECharts samples only then).
+          sampling: 'lttb',
           lineStyle: { width: 2, color },
           itemStyle: { color },
           ...(kind === 'area' ? { areaStyle: { opacity: stacked ? 0.35 : 0.16, color } } : {}),
@@ -116,6 +119,8 @@ function cartesianSeries(block: ChartBlock, kind: ChartKind): Option[] {
           ...common,
           type: 'bar',
           barMaxWidth: 28,
+          // Bars thinner than a pixel: one per extreme, or a million of them would fill the SVG.
+          sampling: 'minmax',
           itemStyle: { color, borderRadius: stacked ? 0 : horizontal ? [0, 3, 3, 0] : [3, 3, 0, 0] },
         };
       }
@@ -300,7 +305,7 @@ function cartesianOption(block: ChartBlock, kind: ChartKind, layout: ChartLayout
 }
 
 function longestSeriesIndexes(block: ChartBlock): string[] {
-  const length = Math.max(0, ...(block.series ?? []).map((series) => series.data.length));
+  const length = longestLength((block.series ?? []).map((series) => series.data));
   return Array.from({ length }, (_, index) => String(index + 1));
 }
 

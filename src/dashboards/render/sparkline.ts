@@ -3,6 +3,7 @@
  * CSS stretches; `vector-effect` keeps the stroke width constant however wide the line is drawn.
  */
 import { escapeAttr } from './escape.js';
+import { extent } from './numbers.js';
 
 const WIDTH = 100;
 const HEIGHT = 28;
@@ -16,12 +17,7 @@ function round(value: number): string {
 export function renderSparkline(values: readonly number[], label: string): string {
   const finite = values.filter((value) => Number.isFinite(value));
   if (finite.length === 0) return '';
-  let min = finite[0] ?? 0;
-  let max = min;
-  for (const value of finite) {
-    if (value < min) min = value;
-    if (value > max) max = value;
-  }
+  const { min, max } = extent(finite) ?? { min: 0, max: 0 };
   const range = max - min || 1;
   const step = finite.length > 1 ? (WIDTH - PAD * 2) / (finite.length - 1) : 0;
   const points: string[] = [];
@@ -46,5 +42,6 @@ export function describeTrend(values: readonly number[], format: (value: number)
   if (finite.length === 0) return 'No data';
   const first = finite[0] ?? 0;
   const last = finite[finite.length - 1] ?? 0;
-  return `Trend of ${finite.length} values from ${format(first)} to ${format(last)}, low ${format(Math.min(...finite))}, high ${format(Math.max(...finite))}`;
+  const { min, max } = extent(finite) ?? { min: first, max: first };
+  return `Trend of ${finite.length} values from ${format(first)} to ${format(last)}, low ${format(min)}, high ${format(max)}`;
 }
