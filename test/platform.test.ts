@@ -192,6 +192,22 @@ describe(`platform core on ${testDialect}`, () => {
     expect(badCapability.body.code).toBe('VALIDATION_FAILED');
   });
 
+  it('reports a value outside a list of choices as one issue naming the choices', async () => {
+    const project = await createProject('Choices');
+    const choices = CAPABILITIES.join(', ');
+    const unknown = await svc.request('POST', `/v1/projects/${project.id}/tokens`, { body: { name: 'x', capabilities: ['project.read', 'admin', 7] } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.issues).toEqual([
+      { path: '/capabilities/1', message: `"admin" is not a capability; use one of: ${choices}.` },
+      { path: '/capabilities/2', message: `7 is not a capability; use one of: ${choices}.` },
+    ]);
+    expect(unknown.body.error).toBe(`The request is invalid: /capabilities/1: "admin" is not a capability; use one of: ${choices}.`);
+
+    const status = await svc.request('GET', `/v1/projects/${project.id}/change-requests?status=everything`);
+    expect(status.status).toBe(400);
+    expect(status.body.issues).toEqual([{ path: '/status', message: 'must be one of: open, merged, closed, all (got "everything").' }]);
+  });
+
   it('answers malformed bodies with 400 and oversized ones with 413', async () => {
     const malformed = await svc.request('POST', '/v1/projects', { rawBody: '{"name": ', headers: { 'content-type': 'application/json' } });
     expect(malformed.status).toBe(400);

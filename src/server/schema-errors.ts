@@ -1,7 +1,12 @@
 import type { ErrorObject } from 'ajv';
 import type { Issue } from '../errors.js';
 
-export type SchemaError = Pick<ErrorObject, 'keyword' | 'instancePath' | 'params' | 'message'> & { data?: unknown; schema?: unknown };
+export type SchemaError = Pick<ErrorObject, 'keyword' | 'instancePath' | 'params' | 'message'> & {
+  schemaPath?: string;
+  data?: unknown;
+  schema?: unknown;
+  parentSchema?: unknown;
+};
 
 /** A short description of a JSON value for "(got …)" in messages. */
 export function describeValue(value: unknown): string {
@@ -30,6 +35,34 @@ function got(error: SchemaError): string {
   return 'data' in error ? ` (got ${describeValue(error.data)})` : '';
 }
 
+/** Keys a literal may carry besides its value (TypeBox's Literal is `{type, const}`). */
+const LITERAL_KEYS = new Set(['const', 'type', 'title', 'description']);
+
+/** The values of an `anyOf` of literals (a TypeBox union of Literal), or null for any other `anyOf`. */
+function literalChoices(members: unknown): unknown[] | null {
+  if (!Array.isArray(members) || members.length === 0) return null;
+  const values: unknown[] = [];
+  for (const member of members) {
+    if (typeof member !== 'object' || member === null || !('const' in member)) return null;
+    if (Object.keys(member).some((key) => !LITERAL_KEYS.has(key))) return null;
+    values.push((member as { const: unknown }).const);
+  }
+  return values;
+}
+
+/**
+ * One sentence for a value outside a list of choices (`enum`, or an `anyOf` of literals). A schema
+ * with a `title` names what the value should be: `"admin" is not a capability; use one of: …`.
+ */
+function choiceMessage(error: SchemaError, values: readonly unknown[]): string {
+  const list = values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ');
+  const title = (error.parentSchema as { title?: unknown } | undefined)?.title;
+  if (typeof title === 'string' && title !== '' && 'data' in error) {
+    return `${describeValue(error.data)} is not ${/^[aeiou]/i.test(title) ? 'an' : 'a'} ${title}; use one of: ${list}.`;
+  }
+  return `must be one of: ${list}${got(error)}.`;
+}
+
 /** Ajv errors in plain sentences, located by JSON pointer. */
 export function describeSchemaError(error: SchemaError): Issue {
   const params = error.params as Record<string, unknown>;
@@ -48,7 +81,11 @@ export function describeSchemaError(error: SchemaError): Issue {
     case 'pattern':
       return { path, message: `must match the pattern ${String(params.pattern)}${got(error)}.` };
     case 'enum':
-      return { path, message: `must be one of: ${(params.allowedValues as unknown[]).map((v) => String(v)).join(', ')}${got(error)}.` };
+      return { path, message: choiceMessage(error, params.allowedValues as unknown[]) };
+    case 'anyOf': {
+      const choices = literalChoices(error.schema);
+      return { path, message: choices ? choiceMessage(error, choices) : `${error.message ?? 'is invalid'}.` };
+    }
     case 'const':
       return { path, message: `must be ${JSON.stringify(params.allowedValue)}${got(error)}.` };
     case 'minimum':
@@ -70,8 +107,15 @@ export function describeSchemaError(error: SchemaError): Issue {
   }
 }
 
+/**
+ * Every error as an issue, except that a value outside a union of literals is one issue naming the
+ * choices, not one per literal ("must be equal to constant", …) plus "must match a schema in anyOf".
+ */
 export function describeSchemaErrors(errors: readonly SchemaError[]): Issue[] {
-  return errors.map(describeSchemaError);
+  const choiceUnions = errors.filter((error) => error.keyword === 'anyOf' && error.schemaPath && literalChoices(error.schema));
+  const insideChoiceUnion = (error: SchemaError) =>
+    choiceUnions.some((union) => union !== error && union.instancePath === error.instancePath && error.schemaPath?.startsWith(`${union.schemaPath}/`));
+  return errors.filter((error) => !insideChoiceUnion(error)).map(describeSchemaError);
 }
 
 export function escapePointer(segment: string): string {

@@ -29,6 +29,7 @@ export const Project = Type.Object({
   updated_at: Type.String(),
 });
 
-export const CapabilityName = Type.Union(CAPABILITIES.map((c) => Type.Literal(c)));
+/** The title names the value in errors: `"admin" is not a capability; use one of: …`. */
+export const CapabilityName = Type.Union(CAPABILITIES.map((c) => Type.Literal(c)), { title: 'capability' });
 
 export const ProjectParams = Type.Object({ id: Type.String({ description: 'Project id (UUID)' }) });
