@@ -218,6 +218,32 @@ describe('dashboards in Chromium', () => {
     await context.close();
   });
 
+  it('prints every row of a long table, on paper and in the print preview', async () => {
+    const { context, page, errors } = await openPage();
+    const shownRows = page.locator('table.tbl tbody tr:visible');
+    await page.goto(`${svc.url}/d/${LARGE_TABLE.slug}`, { waitUntil: 'load' });
+    expect(await shownRows.count()).toBe(200);
+    await page.emulateMedia({ media: 'print' });
+    expect(await shownRows.count()).toBe(5000);
+    expect(await page.locator('.tbl-more').isVisible()).toBe(false);
+
+    // Filtered on screen to its first 200 matches; paper gets every match.
+    await page.emulateMedia({ media: 'screen' });
+    await page.fill('input.tbl-search', 'item-1');
+    await expect.poll(() => shownRows.count()).toBe(200);
+    const matches = await page.evaluate(() => document.querySelectorAll('table.tbl tbody tr:not([hidden])').length);
+    expect(matches).toBeGreaterThan(200);
+    await page.emulateMedia({ media: 'print' });
+    expect(await shownRows.count()).toBe(matches);
+
+    await page.emulateMedia({ media: 'screen' });
+    await page.goto(`${svc.url}/d/${LARGE_TABLE.slug}?print=1`, { waitUntil: 'load' });
+    expect(await shownRows.count()).toBe(5000);
+    expect(await page.locator('.tbl-more').isVisible()).toBe(false);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('sorts a table by a column', async () => {
     const { context, page } = await openPage();
     await page.goto(`${svc.url}/d/engineering-health`, { waitUntil: 'load' });

@@ -76,7 +76,8 @@ export const CLIENT_SCRIPT = String.raw`(function () {
       if (!texts || rows.length !== body.rows.length) index();
       var terms = input.value.toLowerCase().split(/\s+/).filter(Boolean);
       var filtering = terms.length > 0;
-      // Unfiltered long tables are capped by CSS; filtered ones here, at the same number of rows.
+      // Unfiltered long tables are capped by CSS; filtered ones here, at the same number of rows. The
+      // cap is a class that only screens obey (paper gets every matching row); a non-match is hidden.
       var cap = filtering && !(showAll && showAll.checked) ? limit : Infinity;
       var matches = 0;
       for (var i = 0; i < rows.length; i++) {
@@ -84,8 +85,9 @@ export const CLIENT_SCRIPT = String.raw`(function () {
         var match = true;
         for (var j = 0; j < terms.length; j++) if (text.indexOf(terms[j]) === -1) { match = false; break; }
         if (match) matches++;
-        var hide = !match || matches > cap;
-        if (rows[i].hidden !== hide) rows[i].hidden = hide;
+        var over = match && matches > cap;
+        if (rows[i].hidden === match) rows[i].hidden = !match;
+        if (rows[i].classList.contains('over-page') !== over) rows[i].classList.toggle('over-page', over);
       }
       table.classList.toggle('filtered', filtering);
       if (count) count.textContent = filtering ? format.format(matches) + ' of ' + format.format(total) + ' rows' : format.format(total) + ' rows';

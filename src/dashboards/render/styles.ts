@@ -93,7 +93,6 @@ function printRules(scope: string): string {
       .join(',');
   return [
     `${s('.topbar,.tbl-tools,.copy-btn,.chart-data,.toc,.only-screen,.tbl-empty,.tbl-more')}{display:none!important}`,
-    `${s('.tbl.paged tbody tr')}{display:table-row}`,
     `${s('.page')}{padding:0;max-width:none}`,
     `${s('.blk,.hl,.sec-head,.callout,.banner,.pull-quote,.fig,.tbl tr,.step,.check,.tl-event,.person,.li,.crit,.prog,.dash-head')}{break-inside:avoid}`,
     `${s('.k-table,.k-prose,.k-list,.k-timeline,.k-checklist,.k-steps,.k-comparison,.k-statusMatrix,.k-code,.k-links,.sec')}{break-inside:auto}`,
@@ -279,9 +278,9 @@ bdi{unicode-bidi:isolate}
 .tbl-search:focus{outline:2px solid color-mix(in srgb,var(--info) 45%,transparent);outline-offset:0;border-color:var(--info)}
 .tbl-count{font-size:12px;color:var(--ink-3);font-variant-numeric:tabular-nums}
 .tbl-empty{margin:10px 0 0;color:var(--ink-3);font-size:13px}
-.tbl.paged:not(.filtered) tbody tr:nth-child(n+201){display:none}
+/* Long tables show their first 200 rows (blocks-table.ts) on screens only: paper and its preview get every row. */
+@media screen{html:not(.print-preview) .tbl-all:not(:checked)~.tbl-scroll .tbl.paged:not(.filtered) tbody tr:nth-child(n+201),html:not(.print-preview) .tbl.paged tbody tr.over-page{display:none}}
 .tbl-all{position:absolute;width:1px;height:1px;opacity:0;pointer-events:none}
-.tbl-all:checked~.tbl-scroll .tbl.paged tbody tr{display:table-row}
 .tbl-all:checked~.tbl-more{display:none}
 .tbl-all:focus-visible~.tbl-more label{outline:2px solid var(--info);outline-offset:2px}
 .tbl-more{display:flex;flex-wrap:wrap;align-items:center;gap:8px 14px;margin-top:12px;font-size:12.5px;color:var(--ink-3)}
