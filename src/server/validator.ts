@@ -1,6 +1,7 @@
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { isUuid } from '../ids.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -8,6 +9,8 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, ...options });
   addFormats(ajv);
+  // ajv-formats' uuid also takes a `urn:uuid:` prefix; svc's ids are the bare 8-4-4-4-12 hex form.
+  ajv.addFormat('uuid', { type: 'string', validate: isUuid });
   return ajv;
 }
 
