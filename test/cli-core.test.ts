@@ -118,6 +118,36 @@ describe('svc CLI against a running server', () => {
   });
 });
 
+describe('svc dashboard publish reading files', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-publish-bytes-'));
+
+  it('refuses a file that is not UTF-8, naming it and the byte offset, and sends nothing', async () => {
+    const file = path.join(dir, 'latin1.json');
+    fs.writeFileSync(file, Buffer.concat([Buffer.from('{"slug":"latin","title":"Caf'), Buffer.from([0xe9]), Buffer.from('"}')]));
+    const result = await runCli(['dashboard', 'publish', file], { env });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`svc: ${file} is not valid UTF-8 at byte offset 28 (0xe9); save it as UTF-8 and publish again.\n`);
+    expect((await svc.request('GET', '/api/dashboards/latin')).status).toBe(404);
+
+    const truncated = path.join(dir, 'truncated.json');
+    fs.writeFileSync(truncated, Buffer.concat([Buffer.from('{"slug":"cut","title":"\u20ac'), Buffer.from([0xe2, 0x82]), Buffer.from('"}')]));
+    const cut = await runCli(['dashboard', 'publish', truncated], { env });
+    expect(cut.code).toBe(1);
+    expect(cut.stderr).toBe(`svc: ${truncated} is not valid UTF-8 at byte offset 26 (0xe2); save it as UTF-8 and publish again.\n`);
+  });
+
+  it('ignores a leading UTF-8 byte order mark', async () => {
+    const file = path.join(dir, 'bom.json');
+    fs.writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"slug":"with-bom","title":"Café"}')]));
+    const result = await runCli(['dashboard', 'publish', file], { env });
+    expect(result.stderr).toBe('Created dashboard with-bom (version 1)\n');
+    expect(result.code).toBe(0);
+    const stored = await svc.request('GET', '/api/dashboards/with-bom');
+    expect(stored.body.spec).toEqual({ slug: 'with-bom', title: 'Café' });
+  });
+});
+
 describe('the svc binary', () => {
   it('exits 0 with a listing, 1 with the API error on stderr, 2 on a usage error', async () => {
     const ok = await runCli(['dashboard', 'ls', '--json'], { env });

@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
+import { withoutByteOrderMark } from '../json-document.js';
 import { ApiClient } from './api-client.js';
 import { resolveCredentials } from './cli-config.js';
 import { CliError, type CliDeps } from './deps.js';
 import { printJson, printTable, timeCell } from './output.js';
+import { firstInvalidUtf8Offset } from './utf8.js';
 
 interface PublishResult {
   slug: string;
@@ -30,18 +32,33 @@ interface DashboardDocument {
   url: string;
 }
 
+/**
+ * The document's text, from its bytes: a leading byte order mark is dropped (as the server does), and
+ * bytes that are not UTF-8 are refused here rather than sent as U+FFFD replacement characters.
+ */
 async function readInput(file: string, deps: CliDeps): Promise<string> {
+  const name = file === '-' ? 'standard input' : file;
+  let bytes: Buffer;
   if (file === '-') {
     const chunks: Buffer[] = [];
     for await (const chunk of deps.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-    return Buffer.concat(chunks).toString('utf8');
+    bytes = Buffer.concat(chunks);
+  } else {
+    try {
+      bytes = fs.readFileSync(file);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new CliError(code === 'ENOENT' ? `No such file: ${file}` : `Cannot read ${file}: ${String(error)}`);
+    }
   }
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new CliError(code === 'ENOENT' ? `No such file: ${file}` : `Cannot read ${file}: ${String(error)}`);
+  const content = withoutByteOrderMark(bytes);
+  const invalidAt = firstInvalidUtf8Offset(content);
+  if (invalidAt !== -1) {
+    const offset = invalidAt + (bytes.length - content.length);
+    const byte = (content[invalidAt] ?? 0).toString(16).padStart(2, '0');
+    throw new CliError(`${name} is not valid UTF-8 at byte offset ${offset} (0x${byte}); save it as UTF-8 and publish again.`);
   }
+  return content.toString('utf8');
 }
 
 export interface PublishOptions {
