@@ -159,6 +159,10 @@ describe('the svc binary', () => {
     expect(invalid.stderr).toContain('(DASHBOARD_INVALID)');
     expect(invalid.stderr).toContain('/tone: must be one of: neutral, positive, warning, danger, info, accent (got "green").');
 
+    const noSlug = await runCli(['dashboard', 'publish', '-'], { env, input: '{"title":"X"}' });
+    expect(noSlug.code).toBe(1);
+    expect(noSlug.stderr.split('\n')).toContain('(document): required property "slug" is missing.');
+
     const missingFile = await runCli(['dashboard', 'publish', '/nonexistent.json'], { env });
     expect(missingFile.code).toBe(1);
     expect(missingFile.stderr).toBe('svc: No such file: /nonexistent.json\n');

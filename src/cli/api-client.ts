@@ -62,9 +62,12 @@ export class ApiClient {
   }
 }
 
-/** One line per problem, `path: message`, as the issue list says. */
+/**
+ * One line per problem, `path: message`, as the issue list says. The empty pointer is the whole
+ * document ("/" would be the pointer to a key named ""), so it is shown as `(document)`.
+ */
 function describeIssues(body: ApiErrorBody): string[] {
-  const lines = (body.issues ?? []).map((issue) => `${issue.path || '/'}: ${issue.message}`);
+  const lines = (body.issues ?? []).map((issue) => `${issue.path || '(document)'}: ${issue.message}`);
   if (body.total !== undefined && body.issues && body.total > body.issues.length) {
     lines.push(`… and ${body.total - body.issues.length} more (fix these and publish again to see the rest)`);
   }
