@@ -3,6 +3,7 @@ import type { CalloutBlock, CodeBlock, HeadingBlock, ParagraphBlock, ProseBlock,
 import { highlightToHtml, renderCodeLines } from './code-highlight.js';
 import { escapeAttr, escapeHtml } from './escape.js';
 import { renderMarkdown } from './markdown.js';
+import type { RenderContext } from './render-context.js';
 import { toneClass } from './tone.js';
 
 export function renderTitle(block: TitleBlock): string {
@@ -44,11 +45,11 @@ export function renderParagraph(block: ParagraphBlock): string {
     .join('');
 }
 
-export function renderProse(block: ProseBlock): string {
+export function renderProse(block: ProseBlock, context: RenderContext): string {
   const classes = ['prose', `size-${block.size ?? 'base'}`];
   if (block.columns === 2) classes.push('cols-2');
   if (block.dropCap) classes.push('dropcap');
-  return `<div class="${classes.join(' ')}">${renderMarkdown(block.markdown)}</div>`;
+  return `<div class="${classes.join(' ')}">${renderMarkdown(block.markdown, context.highlightBudget)}</div>`;
 }
 
 type CalloutIcon = NonNullable<CalloutBlock['icon']>;
@@ -90,7 +91,7 @@ const ICON_WORD: Record<Exclude<CalloutIcon, 'none'>, string> = {
   success: 'Success',
 };
 
-export function renderCallout(block: CalloutBlock): string {
+export function renderCallout(block: CalloutBlock, context: RenderContext): string {
   const tone = block.tone ?? (block.icon ? ICON_TONE[block.icon] : 'info');
   const icon = block.icon ?? TONE_ICON[tone];
   const iconHtml =
@@ -100,7 +101,7 @@ export function renderCallout(block: CalloutBlock): string {
   return (
     `<aside class="callout t-${tone}${icon === 'none' ? ' no-icon' : ''}">${iconHtml}<div class="callout-body">` +
     (block.title ? `<p class="callout-title">${escapeHtml(block.title)}</p>` : '') +
-    `<div class="callout-text">${renderMarkdown(block.markdown)}</div></div></aside>`
+    `<div class="callout-text">${renderMarkdown(block.markdown, context.highlightBudget)}</div></div></aside>`
   );
 }
 
@@ -119,8 +120,8 @@ export function renderQuote(block: QuoteBlock): string {
   );
 }
 
-export function renderCode(block: CodeBlock): string {
-  const { html, language } = highlightToHtml(block.code, block.language);
+export function renderCode(block: CodeBlock, context: RenderContext): string {
+  const { html, language } = highlightToHtml(block.code, block.language, context.highlightBudget);
   const lines = renderCodeLines(html, { lineNumbers: block.lineNumbers ?? false, highlight: new Set(block.highlight ?? []) });
   const languageLabel = language ?? block.language;
   const head =

@@ -4,18 +4,23 @@
  * the server like code blocks.
  */
 import MarkdownIt from 'markdown-it';
-import { highlightToHtml } from './code-highlight.js';
+import { highlightToHtml, type HighlightBudget } from './code-highlight.js';
 import { isExternalUrl, safeUrl } from './escape.js';
 
-const markdown = new MarkdownIt({
-  html: false,
-  linkify: true,
-  typographer: true,
-  highlight(code, language) {
-    const { html } = highlightToHtml(code, language.trim() || undefined);
-    return `<pre class="md-code"><code>${html}</code></pre>`;
-  },
-});
+const markdown = new MarkdownIt({ html: false, linkify: true, typographer: true });
+
+interface MarkdownEnv {
+  highlightBudget: HighlightBudget;
+}
+
+// Fences are highlighted within the page's budget, which markdown-it's `highlight` option cannot see.
+const defaultFence = markdown.renderer.rules.fence;
+markdown.renderer.rules.fence = (tokens, index, options, env: MarkdownEnv, self) => {
+  const highlight = (code: string, language: string) =>
+    `<pre class="md-code"><code>${highlightToHtml(code, language.trim() || undefined, env.highlightBudget).html}</code></pre>`;
+  const withHighlight = { ...options, highlight };
+  return defaultFence ? defaultFence(tokens, index, withHighlight, env, self) : self.renderToken(tokens, index, withHighlight);
+};
 
 markdown.validateLink = (url: string) => safeUrl(url) !== null;
 
@@ -44,8 +49,9 @@ markdown.core.ruler.push('demote_headings', (state) => {
   }
 });
 
-export function renderMarkdown(source: string): string {
-  return markdown.render(source);
+export function renderMarkdown(source: string, highlightBudget: HighlightBudget): string {
+  const env: MarkdownEnv = { highlightBudget };
+  return markdown.render(source, env);
 }
 
 /** Single-line markdown (no paragraphs), for short fields that allow emphasis and links. */

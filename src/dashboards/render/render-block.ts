@@ -54,13 +54,13 @@ function renderContent(block: Block, context: RenderContext): string {
     case 'paragraph':
       return renderParagraph(block);
     case 'prose':
-      return renderProse(block);
+      return renderProse(block, context);
     case 'callout':
-      return renderCallout(block);
+      return renderCallout(block, context);
     case 'quote':
       return renderQuote(block);
     case 'code':
-      return renderCode(block);
+      return renderCode(block, context);
     case 'steps':
       return renderSteps(block);
     case 'checklist':
