@@ -100,7 +100,7 @@ describe('svc CLI against a running server', () => {
     expect(show.out()).toContain('title    Operations');
     expect(show.out()).toContain('content  1 section, 1 block');
     const showJson = captureDeps({ env });
-    await runDashboardShow('ops', { json: true, version: '1' }, showJson);
+    await runDashboardShow('ops', { json: true, version: 1 }, showJson);
     expect(JSON.parse(showJson.out())).toMatchObject({ version: 1, spec: { title: 'Operations' } });
 
     await runDashboardRm('ops', captureDeps({ env }));
@@ -172,6 +172,19 @@ describe('the svc binary', () => {
     const noArgs = await runCli(['dashboard', 'show'], { env });
     expect(noArgs.code).toBe(2);
     expect(noArgs.stderr).toContain("missing required argument 'slug'");
+
+    const noCapability = ['token', 'create', '--project', 'p', '--capability', 'project.read'];
+    for (const days of ['abc', '0', '2.5', '4000']) {
+      const badDays = await runCli([...noCapability, '--expires-in-days', days], { env });
+      expect(badDays.code, days).toBe(2);
+      expect(badDays.stderr, days).toContain('--expires-in-days must be an integer from 1 to 3650.');
+    }
+    const badVersion = await runCli(['dashboard', 'show', 'ops', '--version', 'latest'], { env });
+    expect(badVersion.code).toBe(2);
+    expect(badVersion.stderr).toContain('--version must be an integer from 1 to 999999999.');
+    const badIfMatch = await runCli(['dashboard', 'publish', '-', '--if-match', 'v2'], { env, input: '{"slug":"x","title":"X"}' });
+    expect(badIfMatch.code).toBe(2);
+    expect(badIfMatch.stderr).toContain('--if-match must be an integer from 1 to 999999999.');
 
     const down = await runCli(['project', 'ls'], { env: { SVC_API_URL: 'http://127.0.0.1:9/v1', SVC_CLI_TOKEN: 'x' } });
     expect(down.code).toBe(1);

@@ -4,6 +4,7 @@ import { withoutByteOrderMark } from '../json-document.js';
 import { ApiClient } from './api-client.js';
 import { resolveCredentials } from './cli-config.js';
 import { CliError, type CliDeps } from './deps.js';
+import { MAX_VERSION, parseIntegerOption } from './options.js';
 import { printJson, printTable, timeCell } from './output.js';
 import { firstInvalidUtf8Offset } from './utf8.js';
 
@@ -62,7 +63,7 @@ async function readInput(file: string, deps: CliDeps): Promise<string> {
 }
 
 export interface PublishOptions {
-  ifMatch?: string;
+  ifMatch?: number;
   json?: boolean;
 }
 
@@ -74,7 +75,7 @@ export async function runDashboardPublish(file: string, options: PublishOptions,
     throw new CliError(`${file === '-' ? 'standard input' : file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
   const client = new ApiClient(resolveCredentials(deps));
-  const headers: Record<string, string> = options.ifMatch ? { 'if-match': `"${options.ifMatch.replace(/"/g, '')}"` } : {};
+  const headers: Record<string, string> = options.ifMatch !== undefined ? { 'if-match': `"${options.ifMatch}"` } : {};
   const { body } = await client.request<PublishResult>('POST', '/api/dashboards', { rawJson: text, headers });
   if (options.json) return printJson(deps, body);
   deps.stdout.write(`${body.url}\n`);
@@ -99,9 +100,9 @@ export async function runDashboardLs(options: { json?: boolean }, deps: CliDeps)
   ]);
 }
 
-export async function runDashboardShow(slug: string, options: { json?: boolean; version?: string }, deps: CliDeps): Promise<void> {
+export async function runDashboardShow(slug: string, options: { json?: boolean; version?: number }, deps: CliDeps): Promise<void> {
   const client = new ApiClient(resolveCredentials(deps));
-  const path = options.version ? `/api/dashboards/${encodeURIComponent(slug)}/versions/${encodeURIComponent(options.version)}` : `/api/dashboards/${encodeURIComponent(slug)}`;
+  const path = options.version !== undefined ? `/api/dashboards/${encodeURIComponent(slug)}/versions/${options.version}` : `/api/dashboards/${encodeURIComponent(slug)}`;
   const { body } = await client.request<DashboardDocument>('GET', path);
   if (options.json) return printJson(deps, body);
   const sections = body.spec.sections ?? [];
@@ -129,7 +130,7 @@ export function registerDashboard(program: Command, deps: () => CliDeps): void {
   dashboard
     .command('publish <file>')
     .description('publish a dashboard spec from a JSON file, or - for standard input (creates or replaces by slug)')
-    .option('--if-match <version>', 'only replace if the stored version is this one')
+    .option('--if-match <version>', 'only replace if the stored version is this one', parseIntegerOption('--if-match', 1, MAX_VERSION))
     .option('--json', 'print the result as JSON')
     .action((file: string, options: PublishOptions) => runDashboardPublish(file, options, deps()));
   dashboard
@@ -140,9 +141,9 @@ export function registerDashboard(program: Command, deps: () => CliDeps): void {
   dashboard
     .command('show <slug>')
     .description('show a dashboard (--json prints the stored spec)')
-    .option('--version <n>', 'a past version')
+    .option('--version <n>', 'a past version', parseIntegerOption('--version', 1, MAX_VERSION))
     .option('--json', 'print JSON')
-    .action((slug: string, options: { json?: boolean; version?: string }) => runDashboardShow(slug, options, deps()));
+    .action((slug: string, options: { json?: boolean; version?: number }) => runDashboardShow(slug, options, deps()));
   dashboard
     .command('rm <slug>')
     .description('delete a dashboard and its versions')

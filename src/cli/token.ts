@@ -3,6 +3,7 @@ import { CAPABILITIES } from '../accounts/capabilities.js';
 import { ApiClient } from './api-client.js';
 import { resolveCredentials } from './cli-config.js';
 import { CliError, type CliDeps } from './deps.js';
+import { parseIntegerOption } from './options.js';
 import { printJson } from './output.js';
 import { resolveProjectRef } from './project-ref.js';
 
@@ -36,7 +37,7 @@ export function registerToken(program: Command, deps: () => CliDeps): void {
     .option('--project <project>', 'project id or slug (default: SVC_PROJECT_ID or the linked project)')
     .option('--name <name>', 'a label for the token', 'cli')
     .option('--capability <capability...>', `capabilities: ${CAPABILITIES.join(', ')}`, [])
-    .option('--expires-in-days <days>', 'expire the token after this many days', (v) => Number(v))
+    .option('--expires-in-days <days>', 'expire the token after this many days (1 to 3650)', parseIntegerOption('--expires-in-days', 1, 3650))
     .option('--json', 'print JSON')
     .action((options: TokenCreateOptions) => runTokenCreate(options, deps()));
 }
