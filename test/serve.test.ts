@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cliBinary } from './support/cli-harness.js';
+import { cliBinary, runCli } from './support/cli-harness.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -59,6 +60,31 @@ describe('svc serve', () => {
     expect(versions.versions).toHaveLength(12);
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
+  });
+
+  it('says in one line that the port is taken, with one process or several', async () => {
+    const other = net.createServer();
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const port = (other.address() as net.AddressInfo).port;
+    try {
+      for (const extra of [[], ['--workers', '2']]) {
+        const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-serve-taken-'));
+        const result = await runCli(['serve', '--port', String(port), '--data-dir', dataDir, ...extra], { env: { SVC_LOG_LEVEL: 'warn' } });
+        expect(result.stderr, extra.join(' ')).toBe(`svc: port ${port} is already in use; pass --port N or stop the other server\n`);
+        expect(result.code, extra.join(' ')).toBe(1);
+      }
+    } finally {
+      other.close();
+    }
+  });
+
+  it('refuses a bad SVC_PORT or SVC_WORKERS in one line, as a usage error', async () => {
+    const port = await runCli(['serve'], { env: { SVC_PORT: 'eighty' } });
+    expect(port.stderr).toBe('svc: SVC_PORT must be a port number from 0 to 65535 (got "eighty")\n');
+    expect(port.code).toBe(2);
+    const workers = await runCli(['serve', '--port', '0'], { env: { SVC_WORKERS: 'many' } });
+    expect(workers.stderr).toBe('svc: SVC_WORKERS must be an integer from 1 to 64 (got "many")\n');
+    expect(workers.code).toBe(2);
   });
 
   it('refuses a bad port with a usage error', async () => {

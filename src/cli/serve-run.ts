@@ -1,7 +1,8 @@
 import type { BootstrapResult } from '../accounts/bootstrap.js';
-import { loadConfig } from '../config.js';
+import { loadConfig, type Config } from '../config.js';
 import { isClusterWorker, startClusterPrimary, startClusterWorker } from '../server/cluster.js';
 import { startServer } from '../server/start.js';
+import { CliError } from './deps.js';
 
 export interface ServeOptions {
   port?: number;
@@ -10,22 +11,54 @@ export interface ServeOptions {
   workers?: number;
 }
 
+/** What to do about a server that could not listen, in one line; null for failures that are not about listening. */
+function listenFailure(error: unknown, config: Config): CliError | null {
+  switch ((error as NodeJS.ErrnoException | null)?.code) {
+    case 'EADDRINUSE':
+      return new CliError(`port ${config.port} is already in use; pass --port N or stop the other server`);
+    case 'EACCES':
+      return new CliError(`no permission to listen on port ${config.port} (ports below 1024 need privileges); pass --port N`);
+    case 'EADDRNOTAVAIL':
+      return new CliError(`${config.host} is not an address of this machine; pass --host 127.0.0.1, or 0.0.0.0 for every interface`);
+    default:
+      return null;
+  }
+}
+
+async function listening<T>(start: () => Promise<T>, config: Config): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    throw listenFailure(error, config) ?? error;
+  }
+}
+
 export async function runServe(options: ServeOptions, env: NodeJS.ProcessEnv): Promise<void> {
-  const config = loadConfig(env, { port: options.port, host: options.host, dataDir: options.dataDir });
+  let config: Config;
+  let workers: number;
+  try {
+    config = loadConfig(env, { port: options.port, host: options.host, dataDir: options.dataDir });
+    workers = options.workers ?? parseWorkers(env.SVC_WORKERS);
+  } catch (error) {
+    // SVC_PORT, SVC_WORKERS, …: the environment is part of how svc serve was invoked.
+    throw new CliError(error instanceof Error ? error.message : String(error), 2);
+  }
   const baseUrlExplicit = Boolean(env.SVC_BASE_URL);
-  const workers = options.workers ?? parseWorkers(env.SVC_WORKERS);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const database = config.databaseUrl?.startsWith('postgres') ? 'PostgreSQL' : `SQLite in ${config.dataDir}`;
 
   let server: { close(): Promise<void> };
   if (isClusterWorker()) {
-    server = await startClusterWorker(config, baseUrlExplicit);
+    const worker = await startClusterWorker(config, baseUrlExplicit);
+    // It could not start and told the primary, which says why.
+    if (!worker) return;
+    server = worker;
   } else if (workers > 1) {
-    const primary = await startClusterPrimary(config, workers, log);
+    const primary = await listening(() => startClusterPrimary(config, workers, log), config);
     server = { close: () => primary.stop() };
     announce(primary.url, `${database}; ${workers} workers`, primary.bootstrap);
   } else {
-    const single = await startServer(config, { baseUrlExplicit });
+    const single = await listening(() => startServer(config, { baseUrlExplicit }), config);
     server = single;
     announce(single.url, database, single.bootstrap);
   }

@@ -53,7 +53,13 @@ export async function startServer(config: Config, options: StartOptions): Promis
     const boot = startupTasks ? await bootstrap(services) : { accountId: '', adminUserId: '', generatedToken: null, tokenFile: null };
     if (startupTasks) await repairInterruptedMerges(services);
     const app = await buildApp(services, { logLevel: config.logLevel });
-    await app.listen({ host: config.host, port: config.port });
+    try {
+      await app.listen({ host: config.host, port: config.port });
+    } catch (error) {
+      // Its thread pools (page rendering) would keep the process alive.
+      await app.close();
+      throw error;
+    }
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
