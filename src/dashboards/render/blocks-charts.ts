@@ -4,7 +4,7 @@
  * Each chart is an image with an accessible name, a one-paragraph summary, and its data as a table.
  */
 import type { ChartBlock, GaugeBlock, HeatmapBlock } from '../spec-schema.js';
-import { chartKind, chartOption, gaugeBounds, gaugeOption, heatmapOption, heatmapRange, type ChartLayout, type ChartKind } from './chart-options.js';
+import { categoryNames, chartKind, chartOption, gaugeBounds, gaugeOption, heatmapOption, heatmapRange, type ChartLayout, type ChartKind } from './chart-options.js';
 import { ChartCache, chartCache } from './chart-cache.js';
 import { renderEChartsSvg } from './echarts-ssr.js';
 import { escapeAttr, escapeHtml, formatNumber } from './escape.js';
@@ -110,14 +110,21 @@ function chartSummary(block: ChartBlock, kind: ChartKind): string {
   if (series.length === 0) return `${intro} with no data.`;
   if (kind === 'pie' || kind === 'donut' || kind === 'funnel') {
     const data = series[0]?.data ?? [];
-    const total = data.reduce<number>((sum, value) => sum + (value ?? 0), 0);
+    if (data.length === 0) return `${intro} of ${series[0]?.name ?? 'values'} with no values.`;
+    // Shares are of the positive values: a negative value is no slice of the whole.
+    const total = data.reduce<number>((sum, value) => sum + Math.max(0, value ?? 0), 0);
     const slices = data.slice(0, 12).map((value, index) => {
-      const share = total > 0 && value !== null ? ` (${Math.round((value / total) * 100)}%)` : '';
+      const share = total > 0 && value !== null && value >= 0 ? ` (${Math.round((value / total) * 100)}%)` : '';
       return `${categories[index] ?? `Item ${index + 1}`} ${withUnit(value, block.unit)}${share}`;
     });
     return `${intro} of ${series[0]?.name ?? 'values'}: ${slices.join(', ')}${data.length > 12 ? `, and ${data.length - 12} more` : ''}.`;
   }
-  const range = categories.length > 0 ? ` over ${categories.length} categories, ${categories[0]} to ${categories[categories.length - 1]}` : '';
+  const range =
+    categories.length > 1
+      ? ` over ${categories.length} categories, ${categories[0]} to ${categories[categories.length - 1]}`
+      : categories.length === 1
+        ? ` over 1 category, ${categories[0]}`
+        : '';
   const described = series.slice(0, 6).map((item) => seriesSummary(item.name, item.data, block.unit));
   return `${intro} of ${series.length} series${range}${block.stacked || kind === 'barStacked' ? ', stacked' : ''}. ${described.join('. ')}.`;
 }
@@ -127,10 +134,7 @@ function chartDataTable(block: ChartBlock, name: string): string {
   const length = longestLength(series.map((item) => item.data), block.categories?.length ?? 0);
   // Built only when it will be shown: a series of a million numbers would cost seconds for nothing.
   if (length * (series.length + 1) > MAX_DATA_TABLE_CELLS) return '';
-  const rows: string[][] = [];
-  for (let index = 0; index < length; index += 1) {
-    rows.push([block.categories?.[index] ?? String(index + 1), ...series.map((item) => withUnit(item.data[index] ?? null, block.unit))]);
-  }
+  const rows = categoryNames(block).map((category, index) => [category, ...series.map((item) => withUnit(item.data[index] ?? null, block.unit))]);
   return dataTable(name, ['', ...series.map((item) => item.name)], rows);
 }
 

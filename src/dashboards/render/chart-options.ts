@@ -4,7 +4,7 @@
  */
 import type { ChartBlock, GaugeBlock, HeatmapBlock, Tone } from '../spec-schema.js';
 import { formatNumber } from './escape.js';
-import { longestLength } from './numbers.js';
+import { extent, longestLength } from './numbers.js';
 import { inkSentinel, seriesSentinel, toneSentinel } from './theme-colors.js';
 
 export type ChartKind = NonNullable<ChartBlock['kind']>;
@@ -230,15 +230,24 @@ function funnelOption(block: ChartBlock, layout: ChartLayout): Option {
 
 function radarOption(block: ChartBlock, layout: ChartLayout): Option {
   const series = block.series ?? [];
-  const categories = block.categories ?? [];
-  let max = 0;
-  for (const item of series) for (const value of item.data) if (value !== null && value > max) max = value;
+  let low = 0;
+  let high = 0;
+  for (const item of series) {
+    const range = extent(item.data);
+    if (range) {
+      low = Math.min(low, range.min);
+      high = Math.max(high, range.max);
+    }
+  }
+  const scale = { min: low < 0 ? -niceCeiling(-low) : 0, max: niceCeiling(high) };
+  const names = categoryNames(block);
   const showLegend = block.legend ?? series.length > 1;
   return {
     ...baseOption(),
     legend: legendOption(showLegend, 'bottom'),
     radar: {
-      indicator: categories.map((name) => ({ name, max: niceCeiling(max) })),
+      // One axis per position any series reaches, named by the categories where they are given.
+      indicator: names.map((name) => ({ name, ...scale })),
       radius: layout.width < 420 ? '58%' : '66%',
       center: ['50%', showLegend ? '46%' : '50%'],
       axisName: { color: inkSentinel('muted'), fontFamily: FONT_FAMILY, fontSize: 11 },
@@ -251,7 +260,8 @@ function radarOption(block: ChartBlock, layout: ChartLayout): Option {
         type: 'radar',
         emphasis: { disabled: true },
         symbolSize: 4,
-        data: series.map((item, index) => {
+        // ECharts cannot place values on a radar without axes (series whose data are all empty).
+        data: (names.length > 0 ? series : []).map((item, index) => {
           const color = seriesColor(item.tone, index);
           return {
             name: item.name,
@@ -280,8 +290,7 @@ function cartesianOption(block: ChartBlock, kind: ChartKind, layout: ChartLayout
   const showLegend = block.legend ?? series.length > 1;
   const horizontal = kind === 'barHorizontal';
   const narrow = layout.width < 420;
-  const categories = block.categories ?? longestSeriesIndexes(block);
-  const categoryAxisOption = categoryAxis(categories, narrow);
+  const categoryAxisOption = categoryAxis(categoryNames(block), narrow);
   const valueAxisOption = valueAxis(block.unit);
   if (horizontal) {
     categoryAxisOption.inverse = true;
@@ -304,9 +313,11 @@ function cartesianOption(block: ChartBlock, kind: ChartKind, layout: ChartLayout
   };
 }
 
-function longestSeriesIndexes(block: ChartBlock): string[] {
-  const length = longestLength((block.series ?? []).map((series) => series.data));
-  return Array.from({ length }, (_, index) => String(index + 1));
+/** A name for every position a series reaches: the block's categories, then "4", "5", … where they run out. */
+export function categoryNames(block: ChartBlock): string[] {
+  const categories = block.categories ?? [];
+  const length = longestLength((block.series ?? []).map((series) => series.data), categories.length);
+  return Array.from({ length }, (_, index) => categories[index] ?? String(index + 1));
 }
 
 export function chartOption(block: ChartBlock, layout: ChartLayout): Option {

@@ -1,0 +1,59 @@
+/**
+ * Every chart kind with the shapes of data spec 1 allows but a hand-written chart rarely has: no
+ * categories, no or empty series, series longer or shorter than the categories, negative values.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ChartBlock } from '../spec-schema.js';
+import { renderDashboard } from './render-dashboard.js';
+
+const KINDS: ReadonlyArray<NonNullable<ChartBlock['kind']>> = ['bar', 'barStacked', 'barHorizontal', 'line', 'area', 'pie', 'donut', 'scatter', 'radar', 'funnel'];
+
+const SHAPES: Record<string, Omit<ChartBlock, 'type' | 'kind'>> = {
+  'no categories': { series: [{ name: 'a', data: [1, 2, 3] }, { name: 'b', data: [4, 5] }] },
+  'no series': { categories: ['x', 'y'] },
+  'an empty list of series': { categories: ['x', 'y'], series: [] },
+  'a series with no data': { categories: ['x', 'y'], series: [{ name: 'a', data: [] }] },
+  'a series with no data and no categories': { series: [{ name: 'a', data: [] }] },
+  'only nulls': { categories: ['x', 'y'], series: [{ name: 'a', data: [null, null] }] },
+  'more data than categories': { categories: ['x'], series: [{ name: 'a', data: [1, 2, 3] }] },
+  'more categories than data': { categories: ['x', 'y', 'z', 'w'], series: [{ name: 'a', data: [1] }] },
+  'negative and positive values': { series: [{ name: 'a', data: [-3, 7, 0.5] }] },
+  nothing: {},
+};
+
+function renderChart(block: ChartBlock): string {
+  return renderDashboard({ slug: 'charts', title: 'Charts', sections: [{ blocks: [block] }] }, { version: 1, updatedAt: '2024-05-03T09:00:00.000Z' }).html;
+}
+
+function svgTexts(html: string): string[] {
+  const wide = /<div class="chart-svg v-wide">([\s\S]*?)<\/svg><\/div>/.exec(html)?.[1] ?? '';
+  return [...wide.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((match) => match[1] ?? '');
+}
+
+describe('charts with every shape of data', () => {
+  for (const kind of KINDS) {
+    it.each(Object.entries(SHAPES))(`draws a ${kind} chart with %s`, (_shape, fields) => {
+      const html = renderChart({ type: 'chart', kind, ...fields });
+      expect(html).not.toContain('could not be drawn');
+      expect(html).toContain('<div class="chart-svg v-wide"><svg');
+    });
+  }
+
+  it('gives a radar without categories one axis per value of its longest series, named 1, 2, 3', () => {
+    const html = renderChart({ type: 'chart', kind: 'radar', series: [{ name: 'a', data: [1, 2, 3] }, { name: 'b', data: [4, 5] }] });
+    expect(svgTexts(html)).toEqual(['1', '2', '3', 'a', 'b']);
+    expect(html).toContain('<tr><th scope="row">3</th><td class="r">3</td><td class="r">no value</td></tr>');
+  });
+
+  it('names the positions a series reaches beyond its categories', () => {
+    const html = renderChart({ type: 'chart', kind: 'bar', categories: ['x'], series: [{ name: 'a', data: [1, 2, 3] }] });
+    expect(svgTexts(html)).toEqual(expect.arrayContaining(['x', '2', '3']));
+    expect(html).toContain('Bar chart of 1 series over 1 category, x.');
+    expect(html).toContain('<tr><th scope="row">3</th><td class="r">3</td></tr>');
+  });
+
+  it('describes a pie with no values, and shares of the positive values only', () => {
+    expect(renderChart({ type: 'chart', kind: 'pie', series: [{ name: 'a', data: [] }] })).toContain('Pie chart of a with no values.');
+    expect(renderChart({ type: 'chart', kind: 'pie', series: [{ name: 'a', data: [-3, 7, 0.5] }] })).toContain('Pie chart of a: Item 1 -3, Item 2 7 (93%), Item 3 0.5 (7%).');
+  });
+});
