@@ -244,6 +244,34 @@ describe('dashboards in Chromium', () => {
     await context.close();
   });
 
+  it('filters a table after a block whose id is the one the table would have been given', async () => {
+    const rows = Array.from({ length: 30 }, (_, index) => ({ name: `row-${index}`, team: index % 2 === 0 ? 'even' : 'odd' }));
+    const spec = {
+      slug: 'browser-id-squatter',
+      title: 'Id squatter',
+      sections: [
+        {
+          title: 'Data',
+          blocks: [
+            { type: 'paragraph', id: 'svc-table-2', text: 'A paragraph with the id of the table below.' },
+            { type: 'table', searchable: true, columns: [{ key: 'name', label: 'Name' }, { key: 'team', label: 'Team' }], rows },
+          ],
+        },
+      ],
+    };
+    expect((await svc.request('POST', '/api/dashboards', { body: spec })).status).toBe(201);
+    const { context, page, errors } = await openPage();
+    await page.goto(`${svc.url}/d/browser-id-squatter`, { waitUntil: 'load' });
+    const shownRows = page.locator('table.tbl tbody tr:visible');
+    expect(await shownRows.count()).toBe(30);
+    await page.fill('input.tbl-search', 'odd');
+    await expect.poll(() => shownRows.count()).toBe(15);
+    await expect(page.locator('.tbl-count').textContent()).resolves.toBe('15 of 30 rows');
+    expect(await page.evaluate(() => document.querySelectorAll('#svc-table-2').length)).toBe(1);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('sorts a table by a column', async () => {
     const { context, page } = await openPage();
     await page.goto(`${svc.url}/d/engineering-health`, { waitUntil: 'load' });

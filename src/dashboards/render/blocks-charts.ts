@@ -52,7 +52,25 @@ function withUnit(value: number | null, unit: string | undefined): string {
   return unit ? (unit === '%' ? `${formatNumber(value)}%` : `${formatNumber(value)} ${unit}`) : formatNumber(value);
 }
 
-function drawing(figure: ChartFigure, width: number, variant: string): string {
+const SVG_ID = / id="([^"]+)"/g;
+const SVG_ID_OR_REFERENCE = /( id="|url\(#|href="#)([^")]+)/g;
+
+/**
+ * ECharts numbers the clip paths, gradients and filters of a drawing per process (`zr3-c0`). On the
+ * page they get ids minted for it, so neither a spec's id nor a second drawing of one cached chart
+ * can take their place.
+ */
+function withPageIds(svg: string, context: RenderContext): string {
+  const ids = new Map<string, string>();
+  for (const match of svg.matchAll(SVG_ID)) ids.set(match[1] ?? '', context.nextId('chart-def'));
+  if (ids.size === 0) return svg;
+  return svg.replace(SVG_ID_OR_REFERENCE, (whole: string, lead: string, id: string) => {
+    const fresh = ids.get(id);
+    return fresh === undefined ? whole : `${lead}${fresh}`;
+  });
+}
+
+function drawing(figure: ChartFigure, width: number, variant: string, context: RenderContext): string {
   const key = ChartCache.key([figure.kindClass, figure.source, width, figure.height]);
   let svg = chartCache.get(key);
   if (svg === undefined) {
@@ -63,15 +81,15 @@ function drawing(figure: ChartFigure, width: number, variant: string): string {
     svg = result.svg;
     chartCache.set(key, svg);
   }
-  return `<div class="chart-svg ${variant}">${svg}</div>`;
+  return `<div class="chart-svg ${variant}">${withPageIds(svg, context)}</div>`;
 }
 
 function renderFigure(figure: ChartFigure, context: RenderContext): string {
   const wide = Math.round(Math.max(260, Math.min(1200, context.placement.contentWidth)));
   const summaryId = context.nextId('chart-summary');
-  const variants = [drawing(figure, wide, 'v-wide')];
+  const variants = [drawing(figure, wide, 'v-wide', context)];
   const hasNarrow = wide > NARROW_THRESHOLD;
-  if (hasNarrow) variants.push(drawing(figure, NARROW_WIDTH, 'v-narrow'));
+  if (hasNarrow) variants.push(drawing(figure, NARROW_WIDTH, 'v-narrow', context));
   return (
     `<figure class="chart ${figure.kindClass}${hasNarrow ? ' has-narrow' : ''}">` +
     `<div class="chart-img" role="img" aria-label="${escapeAttr(figure.name)}" aria-describedby="${summaryId}" style="--chart-ratio:${wide}/${figure.height}">${variants.join('')}</div>` +

@@ -122,10 +122,11 @@ export function renderTable(block: TableBlock, context: RenderContext): string {
   const scrollStyle = block.maxHeight !== undefined ? ` style="max-height:${block.maxHeight}px"` : '';
   const scrollClass = block.maxHeight !== undefined ? 'tbl-scroll capped' : 'tbl-scroll';
   // A checkbox (styled as a button by its label) lifts the cap without script; see styles.ts.
-  const showAll = paged ? `<input type="checkbox" class="tbl-all" id="${tableId}-all">` : '';
+  const showAllId = paged ? context.nextId('table-all') : '';
+  const showAll = paged ? `<input type="checkbox" class="tbl-all" id="${showAllId}">` : '';
   const more = paged
     ? `<div class="tbl-more"><span class="tbl-shown">Showing the first ${PAGE_ROWS} of ${formatNumber(rows.length)} rows.</span>` +
-      `<label class="btn" for="${tableId}-all">Show all ${formatNumber(rows.length)} rows</label></div>`
+      `<label class="btn" for="${showAllId}">Show all ${formatNumber(rows.length)} rows</label></div>`
     : '';
   return (
     `${tools}${showAll}<div class="${scrollClass}"${scrollStyle} tabindex="0" role="region" aria-label="${escapeAttr(label)}">` +

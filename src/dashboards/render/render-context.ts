@@ -14,15 +14,33 @@ export interface BlockPlacement {
 
 export class RenderContext {
   private counter = 0;
+  /**
+   * The ids the spec itself puts on the page (sections, blocks, stats items). Spec 1 allows any string
+   * as an id, so no prefix is safe on its own: a minted id skips any of these.
+   */
+  private readonly specIds: ReadonlySet<string>;
   /** `'sha256-…'` sources for the inline scripts of html blocks (their srcdoc inherits the page's CSP). */
   readonly frameScriptHashes = new Set<string>();
   placement: BlockPlacement = { contentWidth: 1120, layout: 'grid' };
   /** Syntax highlighting left to this page (code blocks and markdown fences share it). */
   readonly highlightBudget = new HighlightBudget();
 
-  /** An id for ARIA references; the prefix keeps it clear of ids chosen by spec authors. */
+  constructor(specIds: Iterable<string> = []) {
+    this.specIds = new Set(specIds);
+  }
+
+  /** An id for references within the page (ARIA, labels, the table filter, SVG clip paths). */
   nextId(prefix: string): string {
-    this.counter += 1;
-    return `svc-${prefix}-${this.counter}`;
+    let id: string;
+    do {
+      this.counter += 1;
+      id = `svc-${prefix}-${this.counter}`;
+    } while (this.specIds.has(id));
+    return id;
+  }
+
+  /** The preferred id if the spec does not use it (a section's `section-2`); otherwise a minted one. */
+  idUnlessTaken(preferred: string, prefix: string): string {
+    return this.specIds.has(preferred) ? this.nextId(prefix) : preferred;
   }
 }

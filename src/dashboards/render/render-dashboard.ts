@@ -127,8 +127,7 @@ function blockContentWidth(block: Block, columns: number, gap: number): number {
   return share * (PAGE_CONTENT_WIDTH + gap) - gap - CARD_INSET * 2;
 }
 
-function renderSection(section: Section, index: number, layout: 'grid' | 'report', context: RenderContext): string {
-  const id = section.id ?? `section-${index + 1}`;
+function renderSection(section: Section, id: string, layout: 'grid' | 'report', context: RenderContext): string {
   const headingId = context.nextId('section');
   const classes = ['sec'];
   if (section.only) classes.push(`only-${section.only}`);
@@ -159,26 +158,41 @@ function renderSection(section: Section, index: number, layout: 'grid' | 'report
   return `<section class="${classes.join(' ')}" id="${escapeAttr(id)}"${section.title ? ` aria-labelledby="${headingId}"` : ''}>${head}${body}</section>`;
 }
 
-/** A contents list for reports with several titled sections. */
-function renderContents(sections: readonly Section[]): string {
+/** A contents list for reports with several titled sections; `anchors` are the sections' ids. */
+function renderContents(sections: readonly Section[], anchors: readonly string[]): string {
   const entries = sections
     .map((section, index) => ({ section, index }))
     .filter(({ section }) => section.title && !section.hidden && section.only !== 'print');
   if (entries.length < 3) return '';
   const items = entries
-    .map(({ section, index }) => `<li><a href="#${escapeAttr(section.id ?? `section-${index + 1}`)}">${escapeHtml(section.title ?? '')}</a></li>`)
+    .map(({ section, index }) => `<li><a href="#${escapeAttr(anchors[index] ?? '')}">${escapeHtml(section.title ?? '')}</a></li>`)
     .join('');
   return `<nav class="toc only-screen" aria-label="Contents"><h2 class="toc-title">Contents</h2><ol>${items}</ol></nav>`;
 }
 
+/** Every id the spec puts on the page: ids the page mints must differ from all of them. */
+function specIds(sections: readonly Section[]): string[] {
+  const ids: string[] = [];
+  for (const section of sections) {
+    if (section.id) ids.push(section.id);
+    for (const block of section.blocks ?? []) {
+      if (block.id) ids.push(block.id);
+      if (block.type === 'stats') for (const item of block.items) if (item.id) ids.push(item.id);
+    }
+  }
+  return ids;
+}
+
 export function renderDashboard(spec: DashboardSpec, meta: DashboardMeta): RenderedDashboard {
-  const context = new RenderContext();
   const layout = spec.layout ?? 'grid';
   const sections = spec.sections ?? [];
+  const context = new RenderContext(specIds(sections));
+  // A section without an id is `section-2`, unless a block already uses that id.
+  const anchors = sections.map((section, index) => section.id ?? context.idUnlessTaken(`section-${index + 1}`, 'section'));
   const parts: string[] = [renderHeader(spec, meta)];
-  if (layout === 'report') parts.push(renderContents(sections));
+  if (layout === 'report') parts.push(renderContents(sections, anchors));
   sections.forEach((section, index) => {
-    if (!section.hidden) parts.push(renderSection(section, index, layout, context));
+    if (!section.hidden) parts.push(renderSection(section, anchors[index] ?? '', layout, context));
   });
   if (sections.length === 0) parts.push('<p class="empty-note">This dashboard has no sections yet.</p>');
   parts.push(`<footer class="dash-foot">Version ${meta.version}<span class="sep" aria-hidden="true">·</span>Updated ${timeElement(meta.updatedAt)}</footer>`);
