@@ -272,6 +272,30 @@ describe('dashboards in Chromium', () => {
     await context.close();
   });
 
+  it('filters a numbered table by its cells, not by its row numbers', async () => {
+    const rows = Array.from({ length: 130 }, (_, index) => ({ name: index % 2 === 0 ? 'alpha' : 'beta', note: 'no digits here' }));
+    const spec = {
+      slug: 'browser-numbered-search',
+      title: 'Numbered search',
+      sections: [{ blocks: [{ type: 'table', searchable: true, numbered: true, columns: [{ key: 'name', label: 'Name' }, { key: 'note', label: 'Note' }], rows }] }],
+    };
+    expect((await svc.request('POST', '/api/dashboards', { body: spec })).status).toBe(201);
+    const { context, page, errors } = await openPage();
+    await page.goto(`${svc.url}/d/browser-numbered-search`, { waitUntil: 'load' });
+    const shownRows = page.locator('table.tbl tbody tr:visible');
+    expect(await page.locator('table.tbl tbody tr:nth-child(112) td.rn').textContent()).toBe('112');
+    await page.fill('input.tbl-search', '12');
+    await expect.poll(() => shownRows.count()).toBe(0);
+    expect(await page.locator('.tbl-empty').isVisible()).toBe(true);
+    await page.fill('input.tbl-search', 'beta');
+    await expect.poll(() => shownRows.count()).toBe(65);
+    // A term does not run from one cell into the next ("beta" + "no digits").
+    await page.fill('input.tbl-search', 'betano');
+    await expect.poll(() => shownRows.count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('sorts a table by a column', async () => {
     const { context, page } = await openPage();
     await page.goto(`${svc.url}/d/engineering-health`, { waitUntil: 'load' });

@@ -66,9 +66,19 @@ export const CLIENT_SCRIPT = String.raw`(function () {
     var total = body.rows.length;
     var format = new Intl.NumberFormat();
 
+    // A row's text is its cells' text, one cell per line (a term cannot run from one cell into the
+    // next), without the row number of a numbered table: "12" must not find rows 12, 112 and 120.
+    function rowText(row) {
+      var text = '';
+      for (var c = 0; c < row.cells.length; c++) {
+        if (!row.cells[c].classList.contains('rn')) text += row.cells[c].textContent + '\n';
+      }
+      return text.toLowerCase();
+    }
+
     function index() {
       rows = Array.prototype.slice.call(body.rows);
-      texts = rows.map(function (row) { return row.textContent.toLowerCase(); });
+      texts = rows.map(rowText);
     }
 
     function apply() {
