@@ -340,6 +340,18 @@ describe('dashboards in Chromium', () => {
     const pageWidth = await page.locator('main.page').evaluate((element) => element.getBoundingClientRect().width);
     expect(pageWidth).toBeGreaterThan(780);
     expect(pageWidth).toBeLessThan(810);
+    // The sheet has the paper's margins (@page: 14 mm top, 12 mm sides) as padding: content is 186 mm wide.
+    const sheet = await page.locator('main.page').evaluate((element) => {
+      const style = getComputedStyle(element);
+      return { top: parseFloat(style.paddingTop), left: parseFloat(style.paddingLeft), right: parseFloat(style.paddingRight), maxWidth: style.maxWidth };
+    });
+    const mm = 96 / 25.4;
+    expect(sheet.top).toBeCloseTo(14 * mm, 0);
+    expect(sheet.left).toBeCloseTo(12 * mm, 0);
+    expect(sheet.right).toBeCloseTo(12 * mm, 0);
+    expect(sheet.maxWidth).not.toBe('none');
+    const contentWidth = await page.locator('article.dash').evaluate((element) => element.getBoundingClientRect().width);
+    expect(contentWidth).toBeCloseTo(186 * mm, 0);
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -627,8 +627,10 @@ export function buildStylesheet(): string {
     toneClasses(),
     BASE,
     chartColorRules(),
-    PRINT_PREVIEW,
+    // The paper rules first: the preview's sheet (its margins as padding, its A4 width) must win over
+    // `.page{padding:0;max-width:none}`, which on paper leaves the margins to @page.
     printRules('.print-preview '),
+    PRINT_PREVIEW,
     `@page{size:A4;margin:14mm 12mm 16mm}`,
     `@media print{body{background:#fff}${printRules('')}}`,
   ].join('\n');
