@@ -39,7 +39,7 @@ export interface Page {
 export function contentSecurityPolicy(scriptHashes: readonly string[] = []): string {
   return [
     "default-src 'none'",
-    `script-src 'self' ${[themeBootHash, ...scriptHashes].join(' ')}`,
+    `script-src 'self' ${[...new Set([themeBootHash, ...scriptHashes])].join(' ')}`,
     // Inline styles carry grid placement and bar widths; ECharts' SVG and html blocks need them too.
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' https: http: data:",

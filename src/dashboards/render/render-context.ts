@@ -12,6 +12,12 @@ export interface BlockPlacement {
   layout: 'grid' | 'report';
 }
 
+/**
+ * Inline scripts of html blocks a page allows, by hash. Each hash adds about 55 bytes to the page's
+ * Content-Security-Policy header, and browsers and curl refuse headers of some tens of kilobytes.
+ */
+export const MAX_FRAME_SCRIPTS = 64;
+
 export class RenderContext {
   private counter = 0;
   /**
@@ -20,7 +26,7 @@ export class RenderContext {
    */
   private readonly specIds: ReadonlySet<string>;
   /** `'sha256-…'` sources for the inline scripts of html blocks (their srcdoc inherits the page's CSP). */
-  readonly frameScriptHashes = new Set<string>();
+  private readonly scriptHashes = new Set<string>();
   placement: BlockPlacement = { contentWidth: 1120, layout: 'grid' };
   /** Syntax highlighting left to this page (code blocks and markdown fences share it). */
   readonly highlightBudget = new HighlightBudget();
@@ -37,6 +43,19 @@ export class RenderContext {
       id = `svc-${prefix}-${this.counter}`;
     } while (this.specIds.has(id));
     return id;
+  }
+
+  /** Allows an html block's inline script by its hash, unless the page already allows as many as it may. */
+  allowFrameScript(hash: string): boolean {
+    if (this.scriptHashes.has(hash)) return true;
+    if (this.scriptHashes.size >= MAX_FRAME_SCRIPTS) return false;
+    this.scriptHashes.add(hash);
+    return true;
+  }
+
+  /** The `'sha256-…'` sources allowed so far, for the page's CSP (a srcdoc frame inherits it). */
+  get frameScriptHashes(): string[] {
+    return [...this.scriptHashes];
   }
 
   /** The preferred id if the spec does not use it (a section's `section-2`); otherwise a minted one. */

@@ -199,6 +199,6 @@ export function renderDashboard(spec: DashboardSpec, meta: DashboardMeta): Rende
   return {
     title: spec.title,
     html: `<article class="dash layout-${layout}">${parts.join('')}</article>`,
-    frameScriptHashes: [...context.frameScriptHashes],
+    frameScriptHashes: context.frameScriptHashes,
   };
 }

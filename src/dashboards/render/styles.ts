@@ -517,6 +517,7 @@ td .spark{display:inline-block;vertical-align:middle;width:76px;height:20px;marg
 .fig-label{font-weight:700;color:var(--ink)}
 .fig-credit{color:var(--ink-3);font-size:12px}
 .html-frame{display:block;width:100%;border:1px solid var(--border);border-radius:8px;background:#fff;color-scheme:light}
+.html-note{margin:8px 0 0;font-size:12.5px;color:var(--ink-3)}
 
 /* report layout: one readable column */
 .layout-report{max-width:780px;margin:0 auto}
