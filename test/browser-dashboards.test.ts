@@ -296,6 +296,62 @@ describe('dashboards in Chromium', () => {
     await context.close();
   });
 
+  it('shows comparison row tones without deltas, title tones without eyebrows, and centred titles', async () => {
+    const spec = {
+      slug: 'browser-visible-fields',
+      title: 'Visible fields',
+      sections: [
+        {
+          blocks: [
+            { type: 'title', id: 'toned', headline: 'Toned title', tone: 'danger' },
+            { type: 'title', id: 'centred', headline: 'Centred title', standfirst: 'A standfirst that is shorter than its measure.', align: 'center' },
+            {
+              type: 'comparison',
+              left: { label: 'Before' },
+              right: { label: 'After' },
+              rows: [
+                { label: 'Plain', left: 1, right: 2 },
+                { label: 'Worse', left: 1, right: 9, tone: 'danger' },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    expect((await svc.request('POST', '/api/dashboards', { body: spec })).status).toBe(201);
+    const { context, page, errors } = await openPage();
+    await page.goto(`${svc.url}/d/browser-visible-fields`, { waitUntil: 'load' });
+    const danger = await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--danger').trim());
+    const asRgb = (colour: string) => page.evaluate((value) => {
+      const probe = document.createElement('span');
+      probe.style.color = value;
+      document.body.append(probe);
+      const rgb = getComputedStyle(probe).color;
+      probe.remove();
+      return rgb;
+    }, colour);
+
+    const mark = page.locator('#toned .title-mark');
+    expect(await mark.isVisible()).toBe(true);
+    expect(await mark.evaluate((element) => getComputedStyle(element).backgroundColor)).toBe(await asRgb(danger));
+
+    const offsets = await page.locator('#centred .standfirst').evaluate((element) => {
+      const own = element.getBoundingClientRect();
+      const frame = (element.closest('.blk') as Element).getBoundingClientRect();
+      return { left: own.left - frame.left, right: frame.right - own.right, width: own.width, frame: frame.width };
+    });
+    expect(offsets.width).toBeLessThan(offsets.frame - 100);
+    expect(Math.abs(offsets.left - offsets.right)).toBeLessThan(2);
+
+    const cellColour = (row: string) => page.locator('.comparison tbody tr', { hasText: row }).locator('td').first().evaluate((element) => getComputedStyle(element).color);
+    const rowMark = (row: string) => page.locator('.comparison tbody tr', { hasText: row }).locator('th').evaluate((element) => getComputedStyle(element).boxShadow);
+    expect(await cellColour('Worse')).not.toBe(await cellColour('Plain'));
+    expect(await rowMark('Plain')).toBe('none');
+    expect(await rowMark('Worse')).toContain(await asRgb(danger));
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('sorts a table by a column', async () => {
     const { context, page } = await openPage();
     await page.goto(`${svc.url}/d/engineering-health`, { waitUntil: 'load' });

@@ -12,7 +12,8 @@ export function renderTitle(block: TitleBlock): string {
     .join('<span class="sep" aria-hidden="true">·</span>');
   return (
     `<header class="doc-title${toneClass(block.tone)}${block.rule ? ' rule' : ''}">` +
-    (block.eyebrow ? `<div class="eyebrow">${escapeHtml(block.eyebrow)}</div>` : '') +
+    // The tone colours the eyebrow; without one, a short bar in the tone stands above the headline.
+    (block.eyebrow ? `<div class="eyebrow">${escapeHtml(block.eyebrow)}</div>` : block.tone ? '<div class="title-mark" aria-hidden="true"></div>' : '') +
     `<h2 class="headline">${escapeHtml(block.headline)}</h2>` +
     (block.standfirst ? `<p class="standfirst">${escapeHtml(block.standfirst)}</p>` : '') +
     (byline ? `<div class="byline">${byline}</div>` : '') +

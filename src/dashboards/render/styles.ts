@@ -316,6 +316,8 @@ td .spark{display:inline-block;vertical-align:middle;width:76px;height:20px;marg
 .th-caption{display:block;font-weight:450;text-transform:none;letter-spacing:0;color:var(--ink-3);font-size:11.5px}
 .row-note{display:block;font-weight:400;font-size:12px;color:var(--ink-3);margin-top:1px}
 .comparison tbody th{width:40%}
+.comparison tbody tr[class*="t-"]>*{color:var(--t-ink)}
+.comparison tbody tr[class*="t-"]>th{box-shadow:inset 3px 0 var(--t)}
 .sm-cell{display:inline-grid;place-items:center;width:14px;height:14px;border-radius:50%;background:var(--t);vertical-align:middle}
 .sm-cell.labelled{width:auto;min-width:34px;height:22px;padding:0 8px;border-radius:6px;background:var(--t-soft);color:var(--t-ink);border:1px solid var(--t-line);font-size:11.5px;font-weight:650}
 .sm-cell.empty{background:none;color:var(--ink-3)}
@@ -418,7 +420,8 @@ td .spark{display:inline-block;vertical-align:middle;width:76px;height:20px;marg
 /* text */
 .doc-title .headline{font-size:27px;line-height:1.2;letter-spacing:-.022em;margin:6px 0 8px;font-weight:740}
 .doc-title .standfirst{font-size:17px;line-height:1.55;color:var(--ink-2);margin:0 0 10px;max-width:70ch}
-.doc-title.ta-center .standfirst{margin-inline:auto}
+.ta-center .doc-title .standfirst,.ta-center .title-mark{margin-inline:auto}
+.title-mark{width:36px;height:4px;border-radius:2px;background:var(--t);margin:0 0 12px}
 .doc-title .byline{font-size:12.5px;color:var(--ink-3)}
 .byline-name{font-weight:600;color:var(--ink-2)}
 .doc-title.rule{padding-bottom:18px;border-bottom:1px solid var(--border)}
