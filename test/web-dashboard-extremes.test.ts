@@ -15,7 +15,7 @@ afterAll(async () => {
   await svc.close();
 });
 
-async function publishAndGet(spec: { slug: string }): Promise<{ status: number; headers: Headers; text: string }> {
+async function publishAndGet(spec: { slug: string; [field: string]: unknown }): Promise<{ status: number; headers: Headers; text: string }> {
   const published = await svc.request('POST', '/api/dashboards', { body: spec });
   expect(published.status).toBe(201);
   const response = await fetch(`${svc.url}/d/${spec.slug}`, { headers: { authorization: `Bearer ${svc.adminToken}` } });

@@ -7,9 +7,9 @@ import type { ChartBlock, GaugeBlock, HeatmapBlock } from '../spec-schema.js';
 import { categoryNames, chartKind, chartOption, gaugeBounds, gaugeOption, heatmapOption, heatmapRange, type ChartLayout, type ChartKind } from './chart-options.js';
 import { ChartCache, chartCache } from './chart-cache.js';
 import { renderEChartsSvg } from './echarts-ssr.js';
-import { escapeAttr, escapeHtml, formatNumber } from './escape.js';
+import { escapeAttr, escapeHtml, formatNumber, formatPercent } from './escape.js';
 import { mergeOption } from './merge-option.js';
-import { extent, longestLength } from './numbers.js';
+import { extent, longestLength, positiveShares } from './numbers.js';
 import type { RenderContext } from './render-context.js';
 
 /** Phones: 375 px minus page and card padding. */
@@ -130,9 +130,9 @@ function chartSummary(block: ChartBlock, kind: ChartKind): string {
     const data = series[0]?.data ?? [];
     if (data.length === 0) return `${intro} of ${series[0]?.name ?? 'values'} with no values.`;
     // Shares are of the positive values: a negative value is no slice of the whole.
-    const total = data.reduce<number>((sum, value) => sum + Math.max(0, value ?? 0), 0);
+    const shareOf = positiveShares(data);
     const slices = data.slice(0, 12).map((value, index) => {
-      const share = total > 0 && value !== null && value >= 0 ? ` (${Math.round((value / total) * 100)}%)` : '';
+      const share = shareOf && value !== null && value >= 0 ? ` (${formatPercent(shareOf(value))})` : '';
       return `${categories[index] ?? `Item ${index + 1}`} ${withUnit(value, block.unit)}${share}`;
     });
     return `${intro} of ${series[0]?.name ?? 'values'}: ${slices.join(', ')}${data.length > 12 ? `, and ${data.length - 12} more` : ''}.`;

@@ -10,7 +10,8 @@ import type {
   StatsItem,
   Tone,
 } from '../spec-schema.js';
-import { escapeAttr, escapeHtml, escapeScalar, formatNumber } from './escape.js';
+import { escapeAttr, escapeHtml, escapeScalar, formatNumber, formatPercent } from './escape.js';
+import { positiveShares } from './numbers.js';
 import { describeTrend, renderSparkline } from './sparkline.js';
 import { paletteStyle, percentWidth, toneClass } from './tone.js';
 
@@ -96,19 +97,20 @@ export function renderBignumber(block: BignumberBlock): string {
   );
 }
 
-function percentOf(value: number, total: number): string {
-  if (total <= 0) return '0%';
-  const percent = (value / total) * 100;
-  return `${percent < 1 && percent > 0 ? '<1' : Math.round(percent)}%`;
+/** A share as text: "<1%" for a sliver, so it does not read as nothing. */
+function shareText(share: number): string {
+  return share > 0 && share < 0.01 ? '<1%' : formatPercent(share);
 }
 
 export function renderSegments(block: SegmentsBlock): string {
   const sum = block.segments.reduce((total, segment) => total + Math.max(0, segment.value), 0);
+  const shareOf = positiveShares(block.segments.map((segment) => segment.value));
+  const share = (value: number) => (shareOf ? shareOf(value) : 0);
   const dot = (tone: Tone | undefined, index: number) => (tone ? `<span class="dot t-${tone}"></span>` : `<span class="dot" style="${paletteStyle(index)}"></span>`);
-  const description = block.segments.map((segment) => `${segment.label} ${formatNumber(segment.value)} (${percentOf(segment.value, sum)})`).join(', ');
+  const description = block.segments.map((segment) => `${segment.label} ${formatNumber(segment.value)} (${shareText(share(segment.value))})`).join(', ');
   const bar = block.segments
     .map((segment, index) => {
-      const width = sum > 0 ? percentWidth(Math.max(0, segment.value) / sum) : '0%';
+      const width = percentWidth(share(segment.value));
       const tone = segment.tone ? `t-${segment.tone}` : '';
       const style = segment.tone ? `width:${width}` : `width:${width};${paletteStyle(index)}`;
       return `<span class="seg${tone ? ` ${tone}` : ''}" style="${style}"></span>`;
@@ -118,7 +120,7 @@ export function renderSegments(block: SegmentsBlock): string {
     .map(
       (segment, index) =>
         `<li>${dot(segment.tone, index)}<span class="seg-label">${escapeHtml(segment.label)}</span>` +
-        `<span class="seg-value">${formatNumber(segment.value)}</span><span class="seg-pct">${percentOf(segment.value, sum)}</span></li>`,
+        `<span class="seg-value">${formatNumber(segment.value)}</span><span class="seg-pct">${escapeHtml(shareText(share(segment.value)))}</span></li>`,
     )
     .join('');
   const total =
@@ -139,7 +141,7 @@ export function renderProgressList(block: ProgressListBlock): string {
     .map((item) => {
       const max = progressMax(item.value, item.max);
       const ratio = item.value / max;
-      const display = item.display ?? (item.max !== undefined ? `${formatNumber(item.value)} / ${formatNumber(item.max)}` : `${Math.round(ratio * 100)}%`);
+      const display = item.display ?? (item.max !== undefined ? `${formatNumber(item.value)} / ${formatNumber(item.max)}` : formatPercent(ratio));
       return (
         `<li class="prog${toneClass(item.tone)}"><div class="prog-head"><span class="prog-label">${escapeHtml(item.label)}</span>` +
         `<span class="prog-value">${escapeHtml(display)}</span></div>` +

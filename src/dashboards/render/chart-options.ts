@@ -18,9 +18,11 @@ export const FONT_FAMILY = 'Helvetica, Arial, Liberation Sans, Nimbus Sans, sans
 
 type Option = Record<string, unknown>;
 
-/** 1200 → 1.2k: axis labels stay short on narrow charts. */
+/** 1200 → 1.2k: axis labels stay short on narrow charts. From 1e15 on, an exponent (see formatNumber). */
 export function compactNumber(value: number): string {
   const magnitude = Math.abs(value);
+  if (magnitude >= 1e15 || !Number.isFinite(value)) return formatNumber(value);
+  if (magnitude >= 1e12) return `${trimZeros(value / 1e12)}T`;
   if (magnitude >= 1e9) return `${trimZeros(value / 1e9)}B`;
   if (magnitude >= 1e6) return `${trimZeros(value / 1e6)}M`;
   if (magnitude >= 1e4) return `${trimZeros(value / 1e3)}k`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeAttr, escapeHtml, escapeScalar, formatNumber, safeUrl } from './escape.js';
+import { escapeAttr, escapeHtml, escapeScalar, formatNumber, formatPercent, safeUrl } from './escape.js';
 
 describe('escaping', () => {
   it('escapes the five HTML specials in text and attributes', () => {
@@ -19,6 +19,25 @@ describe('escaping', () => {
     expect(formatNumber(12.3456)).toBe('12.35');
     expect(escapeScalar('1,204 <b>')).toBe('1,204 &lt;b&gt;');
     expect(escapeScalar(null)).toBe('');
+  });
+
+  it('writes extreme magnitudes with an exponent, and zero without a sign', () => {
+    expect(formatNumber(5e-324)).toBe('4.94E-324');
+    expect(formatNumber(-1.5e-7)).toBe('-1.5E-7');
+    expect(formatNumber(0.000001)).toBe('0.000001');
+    expect(formatNumber(999_999_999_999_999)).toBe('999,999,999,999,999');
+    expect(formatNumber(1e15)).toBe('1E15');
+    expect(formatNumber(1e308)).toBe('1E308');
+    expect(formatNumber(-1.7976931348623157e308)).toBe('-1.8E308');
+    expect(formatNumber(-0)).toBe('0');
+    expect(escapeScalar(-0)).toBe('0');
+  });
+
+  it('writes percentages of any finite ratio', () => {
+    expect(formatPercent(0.974)).toBe('97%');
+    expect(formatPercent(-0.001)).toBe('0%');
+    expect(formatPercent(-1e308)).toBe('-1E310%');
+    expect(formatPercent(1e13)).toBe('1E15%');
   });
 });
 

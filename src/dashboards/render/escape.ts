@@ -37,11 +37,34 @@ export function escapeScalar(value: string | number | null | undefined): string 
 const numberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
 const smallNumberFormat = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 3 });
 
-/** Thousands separators, at most two decimals (three significant digits for values below 1). */
+/** Magnitudes written with an exponent: their digits would run to hundreds of characters (5e-324, 1e308). */
+const SCIENTIFIC_BELOW = 1e-6;
+const SCIENTIFIC_FROM = 1e15;
+
+/** "1.23E308": three significant digits and a power of ten, shifted by `shift` (a percentage is 2). */
+function scientific(value: number, shift = 0): string {
+  const [mantissa = '0', exponent = '0'] = value.toExponential(2).split('e');
+  return `${Number(mantissa)}E${Number(exponent) + shift}`;
+}
+
+/**
+ * Thousands separators, at most two decimals (three significant digits for values below 1); very large
+ * and very small magnitudes with an exponent. Zero has no sign.
+ */
 export function formatNumber(value: number): string {
-  if (!Number.isFinite(value)) return String(value);
-  if (Number.isInteger(value) && Math.abs(value) < 1e21) return numberFormat.format(value);
-  return Math.abs(value) < 1 ? smallNumberFormat.format(value) : numberFormat.format(value);
+  if (value === 0) return '0';
+  if (!Number.isFinite(value)) return Number.isNaN(value) ? '—' : value > 0 ? '∞' : '-∞';
+  const magnitude = Math.abs(value);
+  if (magnitude >= SCIENTIFIC_FROM || magnitude < SCIENTIFIC_BELOW) return scientific(value);
+  if (Number.isInteger(value)) return numberFormat.format(value);
+  return magnitude < 1 ? smallNumberFormat.format(value) : numberFormat.format(value);
+}
+
+/** A ratio as a whole percentage ("97%"), also where the percentage itself is beyond a double (1e307). */
+export function formatPercent(ratio: number): string {
+  const percent = ratio * 100;
+  if (!Number.isFinite(percent) && Number.isFinite(ratio)) return `${scientific(ratio, 2)}%`;
+  return `${formatNumber(Math.abs(percent) < SCIENTIFIC_FROM ? Math.round(percent) : percent)}%`;
 }
 
 const ALLOWED_SCHEMES = new Set(['http', 'https', 'mailto']);

@@ -21,3 +21,17 @@ export function longestLength(arrays: ReadonlyArray<{ length: number }>, atLeast
   for (const array of arrays) if (array.length > longest) longest = array.length;
   return longest;
 }
+
+/**
+ * Each value's share of the sum of the positive values (a negative value or null has none), or null
+ * when no value is positive. Values are divided by the largest before they are added, so 1e308 + 1e308
+ * does not overflow to a sum of Infinity and shares of 0.
+ */
+export function positiveShares(values: ReadonlyArray<number | null>): ((value: number | null) => number) | null {
+  let largest = 0;
+  for (const value of values) if (value !== null && value > largest) largest = value;
+  if (largest === 0) return null;
+  let total = 0;
+  for (const value of values) if (value !== null && value > 0) total += value / largest;
+  return (value) => (value !== null && value > 0 ? value / largest / total : 0);
+}

@@ -18,12 +18,13 @@ export function renderSparkline(values: readonly number[], label: string): strin
   const finite = values.filter((value) => Number.isFinite(value));
   if (finite.length === 0) return '';
   const { min, max } = extent(finite) ?? { min: 0, max: 0 };
-  const range = max - min || 1;
+  // Halves: max - min of 1e308 and -1e308 is beyond a double, and Infinity / Infinity draws nothing.
+  const halfRange = max / 2 - min / 2 || 1;
   const step = finite.length > 1 ? (WIDTH - PAD * 2) / (finite.length - 1) : 0;
   const points: string[] = [];
   finite.forEach((value, index) => {
     const x = finite.length > 1 ? PAD + index * step : WIDTH / 2;
-    const y = HEIGHT - PAD - ((value - min) / range) * (HEIGHT - PAD * 2);
+    const y = HEIGHT - PAD - ((value / 2 - min / 2) / halfRange) * (HEIGHT - PAD * 2);
     points.push(`${round(x)},${round(y)}`);
   });
   const line = points.join(' ');

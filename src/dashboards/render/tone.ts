@@ -10,8 +10,8 @@ export function paletteStyle(index: number): string {
   return `--t:var(--series-${index % 8})`;
 }
 
-/** A ratio clamped to 0–1 and written as a CSS percentage. */
+/** A ratio clamped to 0–1 and written as a CSS percentage (an infinite ratio is full or empty). */
 export function percentWidth(ratio: number): string {
-  const clamped = Number.isFinite(ratio) ? Math.min(1, Math.max(0, ratio)) : 0;
+  const clamped = Number.isNaN(ratio) ? 0 : Math.min(1, Math.max(0, ratio));
   return `${Math.round(clamped * 1000) / 10}%`;
 }
