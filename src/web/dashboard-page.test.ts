@@ -35,6 +35,16 @@ describe('dashboard pages with spec-sized arrays', () => {
     expect(html.length).toBeLessThan(2_000_000);
   });
 
+  it('draws a pie of 1.5 million values as its largest slices and "Other", and says why it does not draw a scatter of as many', () => {
+    const data = Array.from({ length: 1_500_000 }, (_, index) => (index % 1000) + 1);
+    const { html } = renderBlocks([
+      { type: 'chart', kind: 'pie', series: [{ name: 'load', data }] },
+      { type: 'chart', kind: 'scatter', series: [{ name: 'load', data }] },
+    ]);
+    expect(html).toContain('>Other (1,499,977)  100%</text>');
+    expect(html).toContain('<p>This chart could not be drawn: it would plot 1,500,000 values, and a chart plots at most 20,000</p>');
+  });
+
   it('renders a chart with 200,000 series', () => {
     const series = Array.from({ length: 200_000 }, (_, index) => ({ name: `s${index}`, data: [index] }));
     const { html } = renderBlocks([{ type: 'chart', kind: 'pie', series }]);

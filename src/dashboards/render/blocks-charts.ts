@@ -4,7 +4,7 @@
  * Each chart is an image with an accessible name, a one-paragraph summary, and its data as a table.
  */
 import type { ChartBlock, GaugeBlock, HeatmapBlock } from '../spec-schema.js';
-import { categoryNames, chartKind, chartOption, gaugeBounds, gaugeOption, heatmapOption, heatmapRange, type ChartLayout, type ChartKind } from './chart-options.js';
+import { categoryNames, chartKind, chartOption, gaugeBounds, gaugeOption, heatmapOption, heatmapRange, tooMuchToDraw, type ChartLayout, type ChartKind } from './chart-options.js';
 import { ChartCache, chartCache } from './chart-cache.js';
 import { renderEChartsSvg } from './echarts-ssr.js';
 import { escapeAttr, escapeHtml, formatNumber, formatPercent } from './escape.js';
@@ -45,6 +45,12 @@ interface ChartFigure {
   build: OptionBuilder;
   /** A legend or scale drawn in HTML under the chart. */
   after?: string;
+  /** Why the chart is not drawn at all (too much for ECharts in the time a page has). */
+  refusal?: string | null;
+}
+
+function chartError(reason: string, variant: string, height: number): string {
+  return `<div class="chart-error ${variant}" style="height:${height}px"><p>This chart could not be drawn: ${escapeHtml(reason.slice(0, 300))}</p></div>`;
 }
 
 function withUnit(value: number | null, unit: string | undefined): string {
@@ -71,13 +77,12 @@ function withPageIds(svg: string, context: RenderContext): string {
 }
 
 function drawing(figure: ChartFigure, width: number, variant: string, context: RenderContext): string {
+  if (figure.refusal) return chartError(figure.refusal, variant, figure.height);
   const key = ChartCache.key([figure.kindClass, figure.source, width, figure.height]);
   let svg = chartCache.get(key);
   if (svg === undefined) {
     const result = renderEChartsSvg(figure.build({ width, height: figure.height }), { width, height: figure.height });
-    if (!result.ok) {
-      return `<div class="chart-error ${variant}" style="height:${figure.height}px"><p>This chart could not be drawn: ${escapeHtml(result.reason.slice(0, 300))}</p></div>`;
-    }
+    if (!result.ok) return chartError(result.reason, variant, figure.height);
     svg = result.svg;
     chartCache.set(key, svg);
   }
@@ -170,6 +175,7 @@ export function renderChart(block: ChartBlock, context: RenderContext): string {
       dataTable: chartDataTable(block, name),
       height: block.height ?? (ROUND_KINDS.has(kind) ? 260 : 280),
       build: (layout) => mergeOption(chartOption(block, layout), block.option),
+      refusal: tooMuchToDraw(block),
     },
     context,
   );

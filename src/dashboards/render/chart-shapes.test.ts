@@ -52,6 +52,25 @@ describe('charts with every shape of data', () => {
     expect(html).toContain('<tr><th scope="row">3</th><td class="r">3</td></tr>');
   });
 
+  it('groups the slices of a pie past the largest 23 into one "Other" slice', () => {
+    const data = Array.from({ length: 30 }, (_, index) => (index === 0 ? 1 : 100 + index));
+    const texts = svgTexts(renderChart({ type: 'chart', kind: 'pie', series: [{ name: 'a', data }] }));
+    expect(texts).toHaveLength(24);
+    expect(texts).toContain('Item 30  4%');
+    expect(texts).not.toContain(expect.stringMatching(/^Item [1-7] /));
+    expect(texts).toContain('Other (7)  19%');
+  });
+
+  it.each([
+    ['a radar with 101 axes', { kind: 'radar', categories: Array.from({ length: 101 }, (_, index) => `c${index}`), series: [{ name: 'a', data: [1] }] }, 'it has 101 axes, and a radar chart draws at most 100'],
+    ['201 series', { kind: 'line', series: Array.from({ length: 201 }, (_, index) => ({ name: `s${index}`, data: [index] })) }, 'it has 201 series, and a chart draws at most 200'],
+    ['20,001 scatter points', { kind: 'scatter', series: [{ name: 'a', data: Array.from({ length: 20_001 }, (_, index) => index) }] }, 'it would plot 20,001 values, and a chart plots at most 20,000'],
+  ] as const)('says why it does not draw %s', (_name, fields, reason) => {
+    const html = renderChart({ type: 'chart', ...fields } as ChartBlock);
+    expect(html).toContain(`<p>This chart could not be drawn: ${reason}</p>`);
+    expect(html).not.toContain('<svg');
+  });
+
   it('describes a pie with no values, and shares of the positive values only', () => {
     expect(renderChart({ type: 'chart', kind: 'pie', series: [{ name: 'a', data: [] }] })).toContain('Pie chart of a with no values.');
     expect(renderChart({ type: 'chart', kind: 'pie', series: [{ name: 'a', data: [-3, 7, 0.5] }] })).toContain('Pie chart of a: Item 1 -3, Item 2 7 (93%), Item 3 0.5 (7%).');
