@@ -113,8 +113,8 @@ function checkPiece(piece: PieceValidator, value: unknown, path: string, collect
   collector.add(path, piece.all.errors);
 }
 
-function checkBlock(block: unknown, path: string, collector: IssueCollector): void {
-  if (!isPlainObject(block) || block.type !== 'table' || !Array.isArray(block.rows) || !hasMoreValuesThan(block, LARGE_PIECE_VALUES)) {
+function checkBlock(block: unknown, path: string, collector: IssueCollector, mayBeLarge: boolean): void {
+  if (!mayBeLarge || !isPlainObject(block) || block.type !== 'table' || !Array.isArray(block.rows) || !hasMoreValuesThan(block, LARGE_PIECE_VALUES)) {
     checkPiece(blockPiece, block, path, collector);
     return;
   }
@@ -128,6 +128,8 @@ function checkBlock(block: unknown, path: string, collector: IssueCollector): vo
  */
 export function validateDashboardSpec(doc: unknown, options: { sourceText?: string } = {}): DashboardSpecValidation {
   const collector = new IssueCollector();
+  // Every JSON value takes a character and all but the first a separator: a short text has no large piece.
+  const mayBeLarge = options.sourceText === undefined || options.sourceText.length > 2 * LARGE_PIECE_VALUES;
   if (options.sourceText === undefined || options.sourceText.includes('\\u0000')) collector.addNulCharacters(doc);
   checkPiece(topLevelPiece, doc, '', collector, 'sections');
   const sections = isPlainObject(doc) && Array.isArray(doc.sections) ? doc.sections : [];
@@ -135,7 +137,7 @@ export function validateDashboardSpec(doc: unknown, options: { sourceText?: stri
     const sectionPath = `/sections/${sectionIndex}`;
     checkPiece(sectionPiece, section, sectionPath, collector, 'blocks');
     const blocks = isPlainObject(section) && Array.isArray(section.blocks) ? section.blocks : [];
-    blocks.forEach((block: unknown, blockIndex) => checkBlock(block, `${sectionPath}/blocks/${blockIndex}`, collector));
+    blocks.forEach((block: unknown, blockIndex) => checkBlock(block, `${sectionPath}/blocks/${blockIndex}`, collector, mayBeLarge));
   });
   // Every piece of the document passed its part of dashboardSpecSchema, so the whole conforms.
   if (collector.total === 0) return { ok: true, spec: doc as DashboardSpec };
@@ -143,24 +145,32 @@ export function validateDashboardSpec(doc: unknown, options: { sourceText?: stri
 }
 
 /**
- * Counts JSON values breadth-first and stops at `limit`, so the cost is bounded whatever the input.
+ * Counts JSON values depth-first and stops past `limit`, so the cost is bounded whatever the input.
  * `skip` leaves out one property of the value itself (the part checked as pieces of their own).
  */
 function hasMoreValuesThan(value: unknown, limit: number, skip?: string): boolean {
-  const queue: unknown[] = [value];
-  let count = 0;
-  for (let i = 0; i < queue.length; i += 1) {
-    const current = queue[i];
-    count += 1;
-    if (count > limit) return true;
+  // Values counted plus values waiting on the stack: past the limit, the answer is known.
+  const stack: unknown[] = [value];
+  let counted = 0;
+  let isRoot = true;
+  while (stack.length > 0) {
+    const current = stack.pop();
+    counted += 1;
     if (typeof current !== 'object' || current === null) continue;
-    const children = Array.isArray(current)
-      ? current
-      : Object.entries(current as Record<string, unknown>).flatMap(([key, child]) => (i === 0 && key === skip ? [] : [child]));
-    if (queue.length + children.length > limit * 2) return true;
-    for (const child of children) queue.push(child);
+    if (Array.isArray(current)) {
+      if (counted + stack.length + current.length > limit) return true;
+      for (let index = 0; index < current.length; index += 1) stack.push(current[index]);
+    } else {
+      const record = current as Record<string, unknown>;
+      for (const key in record) {
+        if (isRoot && key === skip) continue;
+        if (counted + stack.length >= limit) return true;
+        stack.push(record[key]);
+      }
+    }
+    isRoot = false;
   }
-  return false;
+  return counted > limit;
 }
 
 /**
