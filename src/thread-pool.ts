@@ -7,6 +7,11 @@
  * `high` priority before `low` ones (and `low` ones only on an otherwise idle pool), stops a job that
  * runs past its time limit by ending its thread, and replaces threads that end.
  *
+ * With `jobsPerThread` above 1, a thread is sent the jobs that arrive together in one message and
+ * answers them in one message, and gets its next jobs before it has finished the ones it holds: waking
+ * a sleeping thread costs more than checking a 20 KB document, so under load each wake-up carries a
+ * batch, and a thread never sits idle waiting for the request thread to hand it the next job.
+ *
  * The thread side is `serveThread(handler)` in the entry module.
  */
 import { createRequire } from 'node:module';
@@ -17,9 +22,12 @@ import { Worker, parentPort } from 'node:worker_threads';
 export type JobPriority = 'high' | 'low';
 
 type Request<In> = { id: number; input: In };
+type Outcome<Out> = { id: number; ok: true; output: Out } | { id: number; ok: false; message: string };
+/** What the pool sends a thread: jobs to run, in order. */
+type Batch<In> = { jobs: Array<Request<In>> };
 type Reply<Out> =
-  | { id: number; ok: true; output: Out }
-  | { id: number; ok: false; message: string }
+  /** The outcomes of one batch, in its order. */
+  | { outcomes: Array<Outcome<Out>> }
   /** Sent once the entry module has loaded: a thread's start-up does not count against a job's time limit. */
   | { ready: true };
 
@@ -28,6 +36,12 @@ export interface ThreadPoolOptions {
   entry: URL;
   /** At most this many threads; 0 is not allowed (callers run the work inline instead). */
   threads: number;
+  /**
+   * How many jobs a thread may hold at once (default 1). Above 1, the jobs that arrive in one turn of the
+   * event loop travel to a thread in one message and come back in one. Not with `timeoutMs`: a time limit
+   * ends the thread, and with it every job it holds.
+   */
+  jobsPerThread?: number;
   /** A job running longer than this is stopped, and `timeoutError` rejects it. */
   timeoutMs?: number;
   timeoutError?: () => Error;
@@ -53,7 +67,10 @@ function spawn(entry: URL): Worker {
 
 class PoolThread<In, Out> {
   private readonly worker: Worker;
-  private job: Job<In, Out> | undefined;
+  /** Jobs sent (or waiting for the thread to be ready), by id, in the order the thread runs them. */
+  private readonly jobs = new Map<number, Job<In, Out>>();
+  /** Jobs given to the thread before it was ready: sent together once it is. */
+  private unsent: Array<Job<In, Out>> = [];
   private timer: NodeJS.Timeout | undefined;
   private ready = false;
   alive = true;
@@ -69,62 +86,73 @@ class PoolThread<In, Out> {
     this.worker.on('error', (error) => {
       // An uncaught error ends the thread ('exit' follows): it takes no new job meanwhile.
       this.alive = false;
-      if (this.job) this.settle((job) => job.reject(error));
+      if (this.jobs.size > 0) this.settleAll(error);
       else options.onThreadError?.(error);
     });
     this.worker.on('exit', (code) => {
       this.alive = false;
-      this.settle((job) => job.reject(new Error(`a worker thread exited (code ${code}) while running this job`)));
+      this.settleAll(new Error(`a worker thread exited (code ${code}) while running this job`));
       this.onIdle(this);
     });
   }
 
-  get busy(): boolean {
-    return this.job !== undefined;
+  /** Jobs the thread holds: running, or waiting in its queue. */
+  get load(): number {
+    return this.jobs.size;
   }
 
-  run(job: Job<In, Out>): void {
-    this.job = job;
-    if (this.ready) this.send(job);
+  run(batch: Array<Job<In, Out>>): void {
+    for (const job of batch) this.jobs.set(job.request.id, job);
+    if (this.ready) this.send(batch);
+    else this.unsent.push(...batch);
   }
 
   terminate(): Promise<number> {
     return this.worker.terminate();
   }
 
-  private send(job: Job<In, Out>): void {
+  private send(batch: Array<Job<In, Out>>): void {
     if (this.options.timeoutMs !== undefined) {
       this.timer = setTimeout(() => this.stop(), this.options.timeoutMs);
       this.timer.unref();
     }
-    this.worker.postMessage(job.request);
+    this.worker.postMessage({ jobs: batch.map((job) => job.request) } satisfies Batch<In>);
   }
 
   private stop(): void {
     const error = this.options.timeoutError?.() ?? new Error(`the job ran longer than ${this.options.timeoutMs} ms and was stopped`);
     // No new job may reach a thread that is being ended; the pool replaces it once it has exited.
     this.alive = false;
-    this.settle((job) => job.reject(error));
+    this.settleAll(error);
     void this.worker.terminate();
   }
 
   private receive(reply: Reply<Out>): void {
     if ('ready' in reply) {
       this.ready = true;
-      if (this.job) this.send(this.job);
+      const unsent = this.unsent;
+      this.unsent = [];
+      if (unsent.length > 0) this.send(unsent);
       return;
     }
-    if (reply.id !== this.job?.request.id) return;
-    this.settle((job) => (reply.ok ? job.resolve(reply.output) : job.reject(new Error(reply.message))));
+    clearTimeout(this.timer);
+    for (const outcome of reply.outcomes) {
+      const job = this.jobs.get(outcome.id);
+      // Absent when the job was already settled (its thread timed out and is ending).
+      if (!job) continue;
+      this.jobs.delete(outcome.id);
+      if (outcome.ok) job.resolve(outcome.output);
+      else job.reject(new Error(outcome.message));
+    }
     this.onIdle(this);
   }
 
-  private settle(outcome: (job: Job<In, Out>) => void): void {
-    const job = this.job;
-    if (!job) return;
-    this.job = undefined;
+  private settleAll(error: unknown): void {
     clearTimeout(this.timer);
-    outcome(job);
+    const jobs = [...this.jobs.values()];
+    this.jobs.clear();
+    this.unsent = [];
+    for (const job of jobs) job.reject(error);
   }
 }
 
@@ -132,24 +160,38 @@ export class ThreadPool<In, Out> {
   private readonly threads: Array<PoolThread<In, Out>> = [];
   private readonly high: Array<Job<In, Out>> = [];
   private readonly low: Array<Job<In, Out>> = [];
+  private readonly jobsPerThread: number;
   private nextId = 1;
   private closed = false;
+  private dispatchScheduled = false;
 
   constructor(private readonly options: ThreadPoolOptions) {
     if (!Number.isInteger(options.threads) || options.threads < 1) throw new Error('a thread pool needs at least one thread');
+    this.jobsPerThread = options.jobsPerThread ?? 1;
+    if (!Number.isInteger(this.jobsPerThread) || this.jobsPerThread < 1) throw new Error('jobsPerThread must be a positive integer');
+    if (this.jobsPerThread > 1 && options.timeoutMs !== undefined) throw new Error('a pool with a time limit runs one job per thread at a time');
   }
 
   run(input: In, priority: JobPriority = 'high'): Promise<Out> {
     if (this.closed) return Promise.reject(new Error('the server is shutting down'));
     return new Promise<Out>((resolve, reject) => {
       (priority === 'high' ? this.high : this.low).push({ request: { id: this.nextId++, input }, resolve, reject });
-      this.dispatch();
+      if (this.jobsPerThread === 1) {
+        this.dispatch();
+      } else if (!this.dispatchScheduled) {
+        // Jobs that arrive in this turn of the event loop (requests read together) leave together.
+        this.dispatchScheduled = true;
+        setImmediate(() => {
+          this.dispatchScheduled = false;
+          this.dispatch();
+        });
+      }
     });
   }
 
   /** True when no job is waiting and some thread (started or not) has nothing to do. */
   get idle(): boolean {
-    return this.high.length === 0 && this.low.length === 0 && (this.threads.length < this.options.threads || this.threads.some((thread) => !thread.busy));
+    return this.high.length === 0 && this.low.length === 0 && (this.threads.length < this.options.threads || this.threads.some((thread) => thread.load === 0));
   }
 
   async close(): Promise<void> {
@@ -160,17 +202,22 @@ export class ThreadPool<In, Out> {
 
   private dispatch(): void {
     while (!this.closed && (this.high.length > 0 || this.low.length > 0)) {
-      const thread = this.freeThread();
+      const thread = this.threadWithRoom();
       if (!thread) return;
-      const job = this.high.shift() ?? this.low.shift();
-      if (job) thread.run(job);
+      const room = this.jobsPerThread - thread.load;
+      const batch = this.high.splice(0, room);
+      if (batch.length < room) batch.push(...this.low.splice(0, room - batch.length));
+      thread.run(batch);
     }
   }
 
-  private freeThread(): PoolThread<In, Out> | undefined {
-    const free = this.threads.find((thread) => thread.alive && !thread.busy);
-    if (free) return free;
-    if (this.threads.length >= this.options.threads) return undefined;
+  /** The least loaded live thread that can take another job, starting one when all are loaded. */
+  private threadWithRoom(): PoolThread<In, Out> | undefined {
+    let best: PoolThread<In, Out> | undefined;
+    for (const thread of this.threads) {
+      if (thread.alive && thread.load < this.jobsPerThread && (!best || thread.load < best.load)) best = thread;
+    }
+    if (best?.load === 0 || this.threads.length >= this.options.threads) return best;
     const thread = new PoolThread<In, Out>(this.options, (done) => {
       const index = this.threads.indexOf(done);
       if (!done.alive && index >= 0) this.threads.splice(index, 1);
@@ -185,14 +232,15 @@ export class ThreadPool<In, Out> {
 export function serveThread<In, Out>(handler: (input: In) => Out): void {
   const port = parentPort;
   if (!port) throw new Error('this module runs as a worker thread of svc serve');
-  port.on('message', (request: Request<In>) => {
-    let reply: Reply<Out>;
-    try {
-      reply = { id: request.id, ok: true, output: handler(request.input) };
-    } catch (error) {
-      reply = { id: request.id, ok: false, message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
-    }
-    port.postMessage(reply);
+  port.on('message', (batch: Batch<In>) => {
+    const outcomes = batch.jobs.map((request): Outcome<Out> => {
+      try {
+        return { id: request.id, ok: true, output: handler(request.input) };
+      } catch (error) {
+        return { id: request.id, ok: false, message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+      }
+    });
+    port.postMessage({ outcomes } satisfies Reply<Out>);
   });
   port.postMessage({ ready: true } satisfies Reply<Out>);
 }

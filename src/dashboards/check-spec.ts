@@ -44,6 +44,11 @@ export function checkSpecBytes(bytes: Uint8Array): SpecCheck {
 
 /** Below this size a body is checked in the request thread: the trip to a thread would cost more. */
 const INLINE_BYTES = 4 * 1024;
+/**
+ * Bodies a check thread holds at once. Under load they travel in batches, and the thread has its next
+ * bodies before it finishes the current ones; a few large bodies still spread over several threads.
+ */
+const BODIES_PER_THREAD = 16;
 
 export class SpecChecker {
   private readonly pool: ThreadPool<Uint8Array, SpecCheck> | undefined;
@@ -55,6 +60,7 @@ export class SpecChecker {
         ? new ThreadPool<Uint8Array, SpecCheck>({
             entry: new URL('./check-spec-thread.js', import.meta.url),
             threads: options.threads,
+            jobsPerThread: BODIES_PER_THREAD,
             ...(options.onThreadError ? { onThreadError: options.onThreadError } : {}),
           })
         : undefined;
