@@ -6,7 +6,7 @@ import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import { withFileLock } from './file-lock.js';
 import { adaptSqlite } from './sqlite-adapter.js';
-import { startCheckpointer } from './sqlite-checkpointer.js';
+import { WAL_RESTART_BYTES, startCheckpointer } from './sqlite-checkpointer.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -61,6 +61,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   sqlite.pragma('foreign_keys = ON');
   // Checkpoints run on a worker thread (see sqlite-checkpointer.ts), not inside requests.
   sqlite.pragma('wal_autocheckpoint = 0');
+  // A log the checkpointer starts again is cut back to this size, so a burst does not keep its disk.
+  sqlite.pragma(`journal_size_limit = ${WAL_RESTART_BYTES}`);
   const checkpointer = startCheckpointer(file);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: adaptSqlite(sqlite) }) });
   const handle: DatabaseHandle = {

@@ -6,14 +6,30 @@ import { Worker } from 'node:worker_threads';
  * cross the auto-checkpoint threshold. A checkpoint copies pages back into the database file and
  * fsyncs it; done inline it doubled the cost of a 20 KB publish and put multi-millisecond stalls
  * into tail latency. PASSIVE checkpoints never block the writer.
+ *
+ * Under steady writes a PASSIVE checkpoint never catches up with the last commit, so SQLite never
+ * starts the log again from its beginning: it grew by the size of every publish (gigabytes after
+ * minutes of load), and each commit paid the file system for new blocks. Once the log is over
+ * `restartBytes`, a RESTART checkpoint follows the PASSIVE one: it copies the few frames committed in
+ * between, holding writers back for that long (milliseconds), so the next commit writes from the
+ * start of the log again, over blocks the file already has.
  */
 const WORKER_SOURCE = `
+const fs = require('node:fs');
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driverPath);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 1000');
+db.pragma('journal_size_limit = ' + workerData.restartBytes);
+const walFile = workerData.file + '-wal';
+function walBytes() {
+  try { return fs.statSync(walFile).size; } catch { return 0; }
+}
 const timer = setInterval(() => {
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch { /* busy or closing: the next tick retries */ }
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+    if (walBytes() > workerData.restartBytes) db.pragma('wal_checkpoint(RESTART)');
+  } catch { /* busy or closing: the next tick retries */ }
 }, workerData.intervalMs);
 parentPort.on('message', () => {
   clearInterval(timer);
@@ -26,9 +42,13 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-export function startCheckpointer(file: string, options: { intervalMs?: number } = {}): Checkpointer {
+/** The size past which the log is started again from its beginning, and to which it is cut back. */
+export const WAL_RESTART_BYTES = 32 * 1024 * 1024;
+
+export function startCheckpointer(file: string, options: { intervalMs?: number; restartBytes?: number } = {}): Checkpointer {
   const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driverPath, intervalMs: options.intervalMs ?? 200 } });
+  const workerData = { file, driverPath, intervalMs: options.intervalMs ?? 200, restartBytes: options.restartBytes ?? WAL_RESTART_BYTES };
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
   // The checkpointer must never keep the process alive on its own.
   worker.unref();
   return {
