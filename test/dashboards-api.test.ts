@@ -69,6 +69,29 @@ describe(`dashboard publishing API on ${testDialect}`, () => {
     expect((await svc.request('GET', '/api/dashboards/guarded')).body.version).toBe(2);
   });
 
+  it('answers each of many publishes sent at once on its own, refused ones leaving nothing behind', async () => {
+    await svc.request('POST', '/api/dashboards', { body: spec('burst-shared') });
+    const sends = Array.from({ length: 24 }, (_, index) => {
+      if (index % 6 === 0) return svc.request('POST', '/api/dashboards', { body: spec(`burst-stale-${index}`), headers: { 'if-match': '"3"' } });
+      if (index % 6 === 1) return svc.request('POST', '/api/dashboards', { body: spec('burst-shared', { subtitle: `update ${index}` }) });
+      return svc.request('POST', '/api/dashboards', { body: spec(`burst-${index}`, { subtitle: `body ${index}` }) });
+    });
+    const answers = await Promise.all(sends);
+    answers.forEach((answer, index) => {
+      if (index % 6 === 0) expect(answer.body).toMatchObject({ code: 'VERSION_MISMATCH', error: expect.stringContaining(`no dashboard "burst-stale-${index}" exists yet`) });
+      else if (index % 6 === 1) expect(answer.status).toBe(200);
+      else expect(answer.body).toMatchObject({ slug: `burst-${index}`, version: 1, created: true });
+    });
+    // The four replacements of one slug took versions 2 to 5, one each.
+    const sharedVersions = answers.filter((_, index) => index % 6 === 1).map((answer) => answer.body.version as number);
+    expect(sharedVersions.sort()).toEqual([2, 3, 4, 5]);
+    const listed = (await svc.request('GET', '/api/dashboards')).body.dashboards.map((d: { slug: string }) => d.slug);
+    expect(listed.filter((slug: string) => slug.startsWith('burst-stale'))).toEqual([]);
+    expect(listed.filter((slug: string) => slug.startsWith('burst-'))).toHaveLength(17);
+    const created = await svc.request('GET', '/api/dashboards/burst-2');
+    expect(created.body).toMatchObject({ version: 1, spec: spec('burst-2', { subtitle: 'body 2' }) });
+  });
+
   it('lists dashboards ordered by groupOrder, group, order, title', async () => {
     const fresh = await startTestServer();
     try {

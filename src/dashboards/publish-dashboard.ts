@@ -44,7 +44,8 @@ export async function publishDashboard(ctx: ActorContext, input: PublishInput): 
   const accountId = ctx.actor.accountId;
   const now = nowIso();
 
-  const outcome = await ctx.db.transaction().execute(async (trx) => {
+  // Publishes that arrive together may share the transaction (group commit): each runs alone in it, in turn.
+  const outcome = await ctx.transactions.run(async (trx) => {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const replaced = await replaceExisting(trx, accountId, spec, now, input.expectedVersion);
       if (replaced) {

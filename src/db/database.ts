@@ -8,12 +8,15 @@ import { withFileLock } from './file-lock.js';
 import { adaptSqlite } from './sqlite-adapter.js';
 import { WAL_RESTART_BYTES, startCheckpointer } from './sqlite-checkpointer.js';
 import type { Database } from './schema.js';
+import { GroupCommit, separateTransactions, type TransactionRunner } from './transactions.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
 export interface DatabaseHandle {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** Runs writes that may share a transaction with others (see transactions.ts). */
+  transactions: TransactionRunner;
   close(): Promise<void>;
 }
 
@@ -42,7 +45,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   if (url && /^postgres(ql)?:\/\//.test(url)) {
     const pool = new pg.Pool({ connectionString: url, types: postgresTypes(), max: 10 });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    const handle: DatabaseHandle = { db, dialect: 'postgres', close: () => db.destroy() };
+    const handle: DatabaseHandle = { db, dialect: 'postgres', transactions: separateTransactions(db), close: () => db.destroy() };
     try {
       await migrate(handle);
     } catch (error) {
@@ -68,6 +71,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   const handle: DatabaseHandle = {
     db,
     dialect: 'sqlite',
+    transactions: new GroupCommit(db),
     close: async () => {
       await db.destroy();
       await checkpointer.stop();

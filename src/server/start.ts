@@ -34,7 +34,7 @@ export interface StartOptions {
 export async function prepareDatabase(config: Config): Promise<BootstrapResult> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   // Start-up tasks publish nothing: no checker threads.
-  const services: Services = { db: database.db, dialect: database.dialect, config, events: new DomainEventBus(), specChecker: new SpecChecker({ threads: 0 }) };
+  const services: Services = { db: database.db, dialect: database.dialect, transactions: database.transactions, config, events: new DomainEventBus(), specChecker: new SpecChecker({ threads: 0 }) };
   try {
     const boot = await bootstrap(services);
     await repairInterruptedMerges(services);
@@ -47,7 +47,7 @@ export async function prepareDatabase(config: Config): Promise<BootstrapResult> 
 export async function startServer(config: Config, options: StartOptions): Promise<RunningServer> {
   const database: DatabaseHandle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const specChecker = new SpecChecker({ threads: config.threads });
-  const services: Services = { db: database.db, dialect: database.dialect, config, events: new DomainEventBus(), specChecker };
+  const services: Services = { db: database.db, dialect: database.dialect, transactions: database.transactions, config, events: new DomainEventBus(), specChecker };
   try {
     const startupTasks = options.startupTasks ?? true;
     const boot = startupTasks ? await bootstrap(services) : { accountId: '', adminUserId: '', generatedToken: null, tokenFile: null };
