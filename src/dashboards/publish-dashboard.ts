@@ -5,7 +5,7 @@ import { nowIso } from '../db/values.js';
 import { AppError } from '../errors.js';
 import { withoutByteOrderMark } from '../json-document.js';
 import { dashboardUrl, requirePublish } from './access.js';
-import type { SpecSummary } from './check-spec.js';
+import { findHeader, insertHeader, insertVersion, takeNextVersion, type HeaderColumns, type VersionStamp } from './store.js';
 
 export interface PublishInput {
   /** The body as the client sent it: checked (on a worker thread when large) and stored verbatim. */
@@ -44,25 +44,22 @@ export async function publishDashboard(ctx: ActorContext, input: PublishInput): 
   const accountId = ctx.actor.accountId;
   const now = nowIso();
 
+  const key = { accountId, slug: spec.slug };
+
   // Publishes that arrive together may share the transaction (group commit): each runs alone in it, in turn.
   const outcome = await ctx.transactions.run(async (trx) => {
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const replaced = await replaceExisting(trx, accountId, spec, now, input.expectedVersion);
+      const replaced = await replaceExisting(trx, key, spec.columns, now, input.expectedVersion);
       if (replaced) {
-        await insertVersion(trx, accountId, spec.slug, replaced.version, specText, now);
+        await insertVersion(trx, key, replaced.version, specText, now);
         return { ...replaced, created: false };
       }
       if (input.expectedVersion !== undefined) {
         throw new AppError('VERSION_MISMATCH', `If-Match names version ${String(input.expectedVersion)}, but no dashboard "${spec.slug}" exists yet; publish without If-Match to create it.`);
       }
-      const inserted = await trx
-        .insertInto('dashboards')
-        .values({ account_id: accountId, slug: spec.slug, ...spec.columns, version: 1, created_at: now, updated_at: now })
-        .onConflict((oc) => oc.columns(['account_id', 'slug']).doNothing())
-        .returning(['version', 'created_at', 'updated_at'])
-        .executeTakeFirst();
+      const inserted = await insertHeader(trx, key, spec.columns, now);
       if (inserted) {
-        await insertVersion(trx, accountId, spec.slug, 1, specText, now);
+        await insertVersion(trx, key, 1, specText, now);
         return { ...inserted, created: true };
       }
       // Another publisher created the slug between our update and insert: go round and replace it.
@@ -84,30 +81,20 @@ export async function publishDashboard(ctx: ActorContext, input: PublishInput): 
 /** Bumps the version of an existing dashboard (row-locked by the UPDATE); undefined when there is none. */
 async function replaceExisting(
   trx: Transaction<Database>,
-  accountId: string,
-  spec: SpecSummary,
+  key: { accountId: string; slug: string },
+  columns: HeaderColumns,
   now: string,
   expectedVersion: number | '*' | undefined,
-): Promise<{ version: number; created_at: string; updated_at: string } | undefined> {
-  let update = trx
-    .updateTable('dashboards')
-    .set((eb) => ({ ...spec.columns, version: eb('version', '+', 1), updated_at: now }))
-    .where('account_id', '=', accountId)
-    .where('slug', '=', spec.slug);
-  if (typeof expectedVersion === 'number') update = update.where('version', '=', expectedVersion);
-  const row = await update.returning(['version', 'created_at', 'updated_at']).executeTakeFirst();
+): Promise<VersionStamp | undefined> {
+  const row = await takeNextVersion(trx, key, columns, now, typeof expectedVersion === 'number' ? expectedVersion : undefined);
   if (row || typeof expectedVersion !== 'number') return row;
-  const current = await trx.selectFrom('dashboards').select('version').where('account_id', '=', accountId).where('slug', '=', spec.slug).executeTakeFirst();
+  const current = await findHeader(trx, key.accountId, key.slug);
   if (current) {
     throw new AppError(
       'VERSION_MISMATCH',
-      `Dashboard "${spec.slug}" is at version ${current.version}, not ${expectedVersion} as If-Match says; fetch it again, reapply your change and publish with If-Match: "${current.version}".`,
+      `Dashboard "${key.slug}" is at version ${current.version}, not ${expectedVersion} as If-Match says; fetch it again, reapply your change and publish with If-Match: "${current.version}".`,
       { current_version: current.version },
     );
   }
   return undefined;
-}
-
-async function insertVersion(trx: Transaction<Database>, accountId: string, slug: string, version: number, spec: string, now: string): Promise<void> {
-  await trx.insertInto('dashboard_versions').values({ account_id: accountId, slug, version, spec, created_at: now }).execute();
 }
