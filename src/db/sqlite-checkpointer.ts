@@ -10,9 +10,10 @@ import { Worker } from 'node:worker_threads';
  * Under steady writes a PASSIVE checkpoint never catches up with the last commit, so SQLite never
  * starts the log again from its beginning: it grew by the size of every publish (gigabytes after
  * minutes of load), and each commit paid the file system for new blocks. Once the log is over
- * `restartBytes`, a RESTART checkpoint follows the PASSIVE one: it copies the few frames committed in
- * between, holding writers back for that long (milliseconds), so the next commit writes from the
- * start of the log again, over blocks the file already has.
+ * `restartBytes`, more PASSIVE passes copy what was committed during the previous one until little
+ * is left, and a RESTART checkpoint copies the rest, holding writers back for that long (a RESTART
+ * straight after the first pass held them for its whole backlog: 20 ms at p99), so the next commit
+ * writes from the start of the log again, over blocks the file already has.
  */
 const WORKER_SOURCE = `
 const fs = require('node:fs');
@@ -25,10 +26,20 @@ const walFile = workerData.file + '-wal';
 function walBytes() {
   try { return fs.statSync(walFile).size; } catch { return 0; }
 }
+/** Frames in the log after a PASSIVE pass: the pass copied all of them that no reader still needs. */
+function passiveFrames() {
+  return db.pragma('wal_checkpoint(PASSIVE)', { simple: false })[0].log;
+}
 const timer = setInterval(() => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
-    if (walBytes() > workerData.restartBytes) db.pragma('wal_checkpoint(RESTART)');
+    let frames = passiveFrames();
+    if (walBytes() <= workerData.restartBytes) return;
+    for (let pass = 0; pass < 4; pass += 1) {
+      const before = frames;
+      frames = passiveFrames();
+      if (frames - before < workerData.smallBacklogFrames) break;
+    }
+    db.pragma('wal_checkpoint(RESTART)');
   } catch { /* busy or closing: the next tick retries */ }
 }, workerData.intervalMs);
 parentPort.on('message', () => {
@@ -43,11 +54,13 @@ export interface Checkpointer {
 }
 
 /** The size past which the log is started again from its beginning, and to which it is cut back. */
-export const WAL_RESTART_BYTES = 32 * 1024 * 1024;
+export const WAL_RESTART_BYTES = 64 * 1024 * 1024;
+/** A pass that found fewer new frames (4 KB pages) than this has caught up with the writers. */
+const SMALL_BACKLOG_FRAMES = 256;
 
 export function startCheckpointer(file: string, options: { intervalMs?: number; restartBytes?: number } = {}): Checkpointer {
   const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
-  const workerData = { file, driverPath, intervalMs: options.intervalMs ?? 200, restartBytes: options.restartBytes ?? WAL_RESTART_BYTES };
+  const workerData = { file, driverPath, intervalMs: options.intervalMs ?? 200, restartBytes: options.restartBytes ?? WAL_RESTART_BYTES, smallBacklogFrames: SMALL_BACKLOG_FRAMES };
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
   // The checkpointer must never keep the process alive on its own.
   worker.unref();
