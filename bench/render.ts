@@ -12,7 +12,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import autocannon from 'autocannon';
 import { loadConfig } from '../src/config.js';
 import { buildLargeTableSpec } from '../src/dashboards/fixtures/specs.js';
 import { chartCache } from '../src/dashboards/render/chart-cache.js';
@@ -21,6 +20,7 @@ import type { DashboardSpec } from '../src/dashboards/spec-schema.js';
 import { startServer } from '../src/server/start.js';
 import { scriptAsset, stylesheetAsset } from '../src/web/assets.js';
 import { renderDashboardPage } from '../src/web/dashboard-page.js';
+import { loadServer } from './http-load.js';
 import { round, startBenchServer, timeMedian } from './support.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -157,7 +157,7 @@ export async function runRenderBench(): Promise<Record<string, unknown>> {
     const cachedHttpMs = await timeMedian(200, 20, () => rawGet(`${server.url}/d/engineering-health`, headers));
     const etag = (await fetch(`${server.url}/d/engineering-health`, { headers })).headers.get('etag') ?? '';
     const notModifiedHttpMs = await timeMedian(200, 20, () => rawGet(`${server.url}/d/engineering-health`, { ...headers, 'if-none-match': etag }));
-    const load = await autocannon({ url: `${server.url}/d/engineering-health`, connections: 10, duration: seconds, headers });
+    const load = await loadServer({ url: `${server.url}/d/engineering-health`, connections: 10, seconds, headers });
     const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
     http = {
       galleryFirstVisitRightAfterPublishMs: round(sorted(samples)[2] ?? 0),
@@ -166,8 +166,9 @@ export async function runRenderBench(): Promise<Record<string, unknown>> {
       table5000x8FirstRenderMs: round(sorted(tableSamples)[2] ?? 0),
       cachedPageMs: round(cachedHttpMs, 3),
       notModified304Ms: round(notModifiedHttpMs, 3),
-      cachedPagesPerSecond: round(load.requests.average, 0),
-      cachedPageLatencyP99Ms: load.latency.p99,
+      cachedPagesPerSecond: load.perSecond,
+      cachedPageLatencyP99Ms: load.latencyMs.p99,
+      loadClient: load.client,
     };
   } finally {
     await server.stop();
