@@ -3,17 +3,17 @@
  * CPU-heavy part of publishing (a 20 KB spec costs about as much as storing it; a 16 MiB one, hundreds
  * of milliseconds), so SpecChecker runs it on worker threads and the request thread only stores.
  */
-import type { DashboardsTable } from '../db/schema.js';
 import type { Issue } from '../errors.js';
 import { parseJsonBytes } from '../json-document.js';
 import { ThreadPool } from '../thread-pool.js';
+import type { HeaderColumns } from './store.js';
 import type { DashboardSpec } from './spec-schema.js';
 import { validateDashboardSpec } from './validate-spec.js';
 
 /** What publishing needs from a valid spec besides its text: the slug and the columns listings show. */
 export interface SpecSummary {
   slug: string;
-  columns: Pick<DashboardsTable, 'title' | 'subtitle' | 'group_name' | 'group_order' | 'sort_order' | 'tone' | 'layout'>;
+  columns: HeaderColumns;
 }
 
 export type SpecCheck = { kind: 'valid'; summary: SpecSummary } | { kind: 'unreadable'; message: string } | { kind: 'invalid'; issues: Issue[]; total: number };

@@ -5,7 +5,7 @@ import { nowIso } from '../db/values.js';
 import { AppError } from '../errors.js';
 import { withoutByteOrderMark } from '../json-document.js';
 import { dashboardUrl, requirePublish } from './access.js';
-import { findHeader, insertHeader, insertVersion, takeNextVersion, type HeaderColumns, type VersionStamp } from './store.js';
+import { findHeader, insertHeader, insertVersion, takeNextVersion, type DashboardKey, type HeaderColumns, type VersionStamp } from './store.js';
 
 export interface PublishInput {
   /** The body as the client sent it: checked (on a worker thread when large) and stored verbatim. */
@@ -44,7 +44,7 @@ export async function publishDashboard(ctx: ActorContext, input: PublishInput): 
   const accountId = ctx.actor.accountId;
   const now = nowIso();
 
-  const key = { accountId, slug: spec.slug };
+  const key: DashboardKey = { accountId, slug: spec.slug };
 
   // Publishes that arrive together may share the transaction (group commit): each runs alone in it, in turn.
   const outcome = await ctx.transactions.run(async (trx) => {
@@ -81,7 +81,7 @@ export async function publishDashboard(ctx: ActorContext, input: PublishInput): 
 /** Bumps the version of an existing dashboard (row-locked by the UPDATE); undefined when there is none. */
 async function replaceExisting(
   trx: Transaction<Database>,
-  key: { accountId: string; slug: string },
+  key: DashboardKey,
   columns: HeaderColumns,
   now: string,
   expectedVersion: number | '*' | undefined,

@@ -12,6 +12,12 @@ export interface StoredVersion {
 
 type Db = Kysely<Database> | Transaction<Database>;
 
+/** A dashboard, by the account it belongs to and its slug. */
+export interface DashboardKey {
+  accountId: string;
+  slug: string;
+}
+
 /** The columns of a dashboard's header that come from its spec. */
 export type HeaderColumns = Pick<DashboardsTable, 'title' | 'subtitle' | 'group_name' | 'group_order' | 'sort_order' | 'tone' | 'layout'>;
 
@@ -81,7 +87,7 @@ export async function deleteDashboard(db: Kysely<Database>, accountId: string, s
  */
 export async function takeNextVersion(
   trx: Transaction<Database>,
-  key: { accountId: string; slug: string },
+  key: DashboardKey,
   columns: HeaderColumns,
   now: string,
   expectedVersion: number | undefined,
@@ -97,7 +103,7 @@ export async function takeNextVersion(
 }
 
 /** Creates the dashboard at version 1; undefined when the slug was taken meanwhile. */
-export async function insertHeader(trx: Transaction<Database>, key: { accountId: string; slug: string }, columns: HeaderColumns, now: string): Promise<VersionStamp | undefined> {
+export async function insertHeader(trx: Transaction<Database>, key: DashboardKey, columns: HeaderColumns, now: string): Promise<VersionStamp | undefined> {
   const { rows } = await sql<VersionStamp>`
     INSERT INTO dashboards (account_id, slug, title, subtitle, group_name, group_order, sort_order, tone, layout, version, created_at, updated_at)
     VALUES (${key.accountId}, ${key.slug}, ${columns.title}, ${columns.subtitle}, ${columns.group_name}, ${columns.group_order}, ${columns.sort_order},
@@ -107,6 +113,6 @@ export async function insertHeader(trx: Transaction<Database>, key: { accountId:
   return rows[0];
 }
 
-export async function insertVersion(trx: Transaction<Database>, key: { accountId: string; slug: string }, version: number, spec: string, now: string): Promise<void> {
+export async function insertVersion(trx: Transaction<Database>, key: DashboardKey, version: number, spec: string, now: string): Promise<void> {
   await sql`INSERT INTO dashboard_versions (account_id, slug, version, spec, created_at) VALUES (${key.accountId}, ${key.slug}, ${version}, ${spec}, ${now})`.execute(trx);
 }
