@@ -16,24 +16,21 @@ import { Worker } from 'node:worker_threads';
  * writes from the start of the log again, over blocks the file already has.
  */
 const WORKER_SOURCE = `
-const fs = require('node:fs');
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driverPath);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 1000');
 db.pragma('journal_size_limit = ' + workerData.restartBytes);
-const walFile = workerData.file + '-wal';
-function walBytes() {
-  try { return fs.statSync(walFile).size; } catch { return 0; }
-}
+const frameBytes = db.pragma('page_size', { simple: true }) + 24;
 /** Frames in the log after a PASSIVE pass: the pass copied all of them that no reader still needs. */
 function passiveFrames() {
   return db.pragma('wal_checkpoint(PASSIVE)', { simple: false })[0].log;
 }
 const timer = setInterval(() => {
   try {
+    // The frames in use, not the file's size: a log started again keeps its file and fills it anew.
     let frames = passiveFrames();
-    if (walBytes() <= workerData.restartBytes) return;
+    if (frames * frameBytes <= workerData.restartBytes) return;
     for (let pass = 0; pass < 4; pass += 1) {
       const before = frames;
       frames = passiveFrames();
