@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildLargeTableSpec } from '../src/dashboards/fixtures/specs.js';
 import { validBlocks } from '../src/dashboards/fixtures/valid-blocks.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
@@ -23,14 +24,30 @@ function chartDashboard(slug: string, title: string): unknown {
   return { slug, title, sections: [{ blocks: [{ ...validBlocks.chart, title: `${title} chart` }, { type: 'paragraph', text: `${title} text` }] }] };
 }
 
-/** A chart whose `option` asks ECharts for 300,000 points: seconds of drawing and megabytes of SVG. */
-function heavyDashboard(slug: string): unknown {
+/** A chart block whose `option` asks ECharts for 300,000 points: seconds of drawing and megabytes of SVG. */
+function heavyChart(title: string): Record<string, unknown> {
   const data = Array.from({ length: 300_000 }, (_, index) => [index, (index * 7919) % 1000]);
+  return { ...validBlocks.chart, title, kind: 'scatter', option: { xAxis: { type: 'value', boundaryGap: ['0%', '0%'] }, series: [{ type: 'scatter', data }] } };
+}
+
+/** A light chart, then two heavy ones, then a paragraph. */
+function heavyDashboard(slug: string): unknown {
   return {
     slug,
-    title: 'Heavy chart',
-    sections: [{ blocks: [{ ...validBlocks.chart, kind: 'scatter', option: { xAxis: { type: 'value', boundaryGap: ['0%', '0%'] }, series: [{ type: 'scatter', data }] } }] }],
+    title: 'Heavy charts',
+    sections: [{ blocks: [{ ...validBlocks.chart, title: 'Light chart' }, heavyChart('First heavy'), heavyChart('Second heavy'), { type: 'paragraph', text: 'Text after the charts' }] }],
   };
+}
+
+/** Four of the largest tables the spec allows (5,000 × 16 each): far more than 100 ms of layout. */
+function longTablesDashboard(slug: string): unknown {
+  const table = buildLargeTableSpec(5000, 16).sections?.[0]?.blocks?.[0];
+  return { slug, title: 'Long tables', sections: [{ blocks: [table, table, table, table] }] };
+}
+
+/** The text of each chart error box on a page. */
+function chartErrors(html: string): string[] {
+  return [...html.matchAll(/<div class="chart-error [^"]*"[^>]*><p>([^<]*)<\/p>/g)].map((match) => match[1] ?? '');
 }
 
 /** A valid spec of about 40 KB: checked on a thread (bodies under 4 KB are checked inline). */
@@ -143,26 +160,60 @@ describe(`dashboard pages drawn on render threads on ${testDialect}`, () => {
     expect(page.text).not.toContain('Burst 4 chart');
   });
 
-  it('stops a drawing that runs past SVC_RENDER_TIMEOUT_MS with a 503 page, while every other request is answered', async () => {
+  it('stops a chart drawing that runs past SVC_RENDER_TIMEOUT_MS and shows the rest of the page, while every other request is answered', async () => {
     await publish(svc, heavyDashboard('heavy'));
     const heavy = get(svc, '/d/heavy');
     // While the render thread is busy, the server still answers the API at once.
     const listing = await svc.request('GET', '/api/dashboards');
     expect(listing.status).toBe(200);
     const page = await heavy;
-    expect(page.status).toBe(503);
-    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(page.text).toContain('This page could not be drawn in time');
-    expect(page.text).toContain('Drawing this dashboard took longer than 1.5 s, so it was stopped.');
-    // The version is not drawn again: the next visitor is told so at once, and the thread stays free.
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Light chart');
+    expect(page.text).toContain('<svg');
+    expect(page.text).toContain('Text after the charts');
+    // The first heavy drawing is stopped at the limit, which uses up the page's time: the second is not started.
+    expect(chartErrors(page.text)).toEqual([
+      'This chart could not be drawn: drawing it took longer than 1.5 s, so it was stopped. Its `option` probably asks ECharts for far too much (millions of ticks, points or labels); simplify it and publish again.',
+      "This chart could not be drawn: the page had used its 1.5 s for drawing on other charts before this one&#39;s turn.",
+    ]);
+    // The version is not drawn again: the next visitor gets the same page at once.
     const again = await get(svc, '/d/heavy');
-    expect(again.status).toBe(503);
-    expect(again.text).toMatch(/Drawing version 1 of this dashboard took longer than 1\.5 s \d+ s ago and was stopped; it is tried again 10 min from now at the earliest\./);
+    expect(again.headers.get('server-timing')).toBe('page;desc="cached"');
+    expect(again.text).toBe(page.text);
     // A fresh thread takes the next page.
     await publish(svc, chartDashboard('after-heavy', 'After heavy'));
     const after = await get(svc, '/d/after-heavy');
     expect(after.status).toBe(200);
     expect(after.text).toContain('After heavy chart');
+    expect(chartErrors(after.text)).toEqual([]);
+  });
+});
+
+describe(`dashboard pages whose layout runs out of time on ${testDialect}`, () => {
+  let svc: TestServer;
+
+  beforeAll(async () => {
+    svc = await startTestServer({ env: { SVC_THREADS: '2', SVC_RENDER_TIMEOUT_MS: '100' } });
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+
+  it('answers 503 with a page saying why, and refuses the same version at once afterwards', async () => {
+    await publish(svc, longTablesDashboard('long-table'));
+    const page = await get(svc, '/d/long-table');
+    expect(page.status).toBe(503);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.text).toContain('This page could not be drawn in time');
+    expect(page.text).toContain('Drawing this dashboard took longer than 0.1 s, so it was stopped.');
+    const again = await get(svc, '/d/long-table');
+    expect(again.status).toBe(503);
+    expect(again.text).toMatch(/Drawing version 1 of this dashboard took longer than 0\.1 s \d+ s ago and was stopped; it is tried again 10 min from now at the earliest\./);
+    // The threads are replaced: a small page is drawn.
+    await publish(svc, chartDashboard('small', 'Small'));
+    const small = await get(svc, '/d/small');
+    expect(small.status).toBe(200);
+    expect(small.text).toContain('Small chart');
   });
 });
 

@@ -2,7 +2,10 @@
  * The HTML of one dashboard version, from its stored spec text. A pure function of its input, so it can
  * run on a render thread (see page-renderer.ts) as well as in the request's own thread.
  */
-import { renderDashboard } from '../dashboards/render/render-dashboard.js';
+import { chartCache } from '../dashboards/render/chart-cache.js';
+import { drawChartJobs } from '../dashboards/render/chart-drawing.js';
+import { fillCharts, type ChartPlan } from '../dashboards/render/chart-slots.js';
+import { planDashboard } from '../dashboards/render/render-dashboard.js';
 import { escapeAttr } from '../dashboards/render/escape.js';
 import type { DashboardSpec } from '../dashboards/spec-schema.js';
 import { PRINT_ICON, renderPage } from './layout.js';
@@ -15,10 +18,20 @@ export interface PageMeta {
   view: View;
 }
 
-/** The page of one dashboard version, rendered from its stored spec text. */
-export function renderDashboardPage(specText: string, meta: PageMeta): { html: string; csp: string } {
+export interface RenderedPage {
+  html: string;
+  csp: string;
+}
+
+/** A page laid out, waiting for the drawings its `charts` lists (see chart-slots.ts). */
+export interface PlannedPage extends RenderedPage {
+  charts: ChartPlan;
+}
+
+/** The page of one dashboard version with a marker where each chart drawing goes. */
+export function planDashboardPage(specText: string, meta: PageMeta): PlannedPage {
   const spec = JSON.parse(specText) as DashboardSpec;
-  const rendered = renderDashboard(spec, { version: meta.version, updatedAt: meta.updatedAt });
+  const rendered = planDashboard(spec, { version: meta.version, updatedAt: meta.updatedAt });
   const slugPath = `/d/${encodeURIComponent(spec.slug)}`;
   const printing = meta.view === 'print';
   const printLink = printing
@@ -27,7 +40,7 @@ export function renderDashboardPage(specText: string, meta: PageMeta): { html: s
   const previewBar = printing
     ? `<div class="preview-bar"><span>Print preview: A4, light theme, screen-only blocks hidden.</span><a class="btn" href="${escapeAttr(slugPath)}">Back to the dashboard</a><button class="btn" type="button" data-print>Print</button></div>`
     : '';
-  return renderPage({
+  const page = renderPage({
     title: rendered.title,
     body: rendered.html,
     crumbs: [{ label: 'Dashboards', href: '/d' }, { label: rendered.title }],
@@ -36,4 +49,11 @@ export function renderDashboardPage(specText: string, meta: PageMeta): { html: s
     scriptHashes: rendered.frameScriptHashes,
     beforeMain: previewBar,
   });
+  return { ...page, charts: rendered.charts };
+}
+
+/** The page of one dashboard version, its charts drawn in this thread. */
+export function renderDashboardPage(specText: string, meta: PageMeta): RenderedPage {
+  const { charts, html, csp } = planDashboardPage(specText, meta);
+  return { html: fillCharts(html, charts, drawChartJobs(charts.jobs, chartCache)), csp };
 }

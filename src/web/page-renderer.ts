@@ -2,16 +2,27 @@
  * Renders dashboard pages on worker threads (see thread-pool.ts). A page with charts takes ECharts tens
  * to hundreds of milliseconds; drawn on the thread that answers requests, every API call and git push
  * would wait behind it, and a chart `option` that asks ECharts for millions of points would stall the
- * whole server. On a render thread it costs its own core, and a render that runs past its time limit
- * is stopped with 503 RENDER_TIMEOUT.
+ * whole server.
+ *
+ * A page is rendered in three kinds of job: one thread lays it out, leaving a marker for each chart;
+ * its drawings are spread over all the threads, so a page of twenty charts takes about a twentieth of
+ * their time on twenty cores; and one thread puts the drawings in place and compresses the page.
+ * Drawings are cached here, by what they are drawn from, for every thread. A drawing that runs past
+ * the time limit is stopped and its chart shows why, as do the charts whose turn comes after the page
+ * has used up that limit; the rest of the page is unaffected. Laying out or finishing a page past the
+ * limit stops it with 503 RENDER_TIMEOUT.
  *
  * Pages people are waiting for go before pre-renders (see prerender.ts), which only use idle threads.
  * With `threads: 0` pages render in the calling thread instead (no time limit): for debugging.
  */
 import { gzipSync } from 'node:zlib';
+import { ChartCache } from '../dashboards/render/chart-cache.js';
+import { drawChartJob, type ChartJob } from '../dashboards/render/chart-drawing.js';
+import { fillCharts, type ChartPlan } from '../dashboards/render/chart-slots.js';
+import type { ChartRender } from '../dashboards/render/echarts-ssr.js';
 import { AppError } from '../errors.js';
-import { ThreadPool } from '../thread-pool.js';
-import { renderDashboardPage, type PageMeta } from './dashboard-page.js';
+import { ThreadPool, type JobPriority } from '../thread-pool.js';
+import { planDashboardPage, renderDashboardPage, type PageMeta } from './dashboard-page.js';
 
 export interface RenderedPage {
   csp: string;
@@ -47,28 +58,68 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/** The whole job of a render thread: the page, and its gzip made once. */
+/** What a render thread is asked to do (see the file comment). */
+export type RenderJob =
+  | { op: 'plan'; specText: string; meta: PageMeta }
+  | { op: 'draw'; job: ChartJob }
+  | { op: 'finish'; html: string; csp: string; charts: ChartPlan; drawings: ChartRender[] };
+
+export type RenderJobResult =
+  /** A finished page (from `plan` when the page has no charts). */
+  | { op: 'page'; page: RenderOutput }
+  | { op: 'planned'; html: string; csp: string; charts: ChartPlan }
+  | { op: 'drawn'; drawing: ChartRender };
+
+function compressed(html: string, csp: string): RenderOutput {
+  const body = Buffer.from(html, 'utf8');
+  return { csp, body, gzip: gzipSync(body, { level: 6 }) };
+}
+
+/** A page drawn whole in this thread, and its gzip made once (with `threads: 0`). */
 export function renderCompressedPage({ specText, meta }: RenderInput): RenderOutput {
   const page = renderDashboardPage(specText, meta);
-  const body = Buffer.from(page.html, 'utf8');
-  return { csp: page.csp, body, gzip: gzipSync(body, { level: 6 }) };
+  return compressed(page.html, page.csp);
+}
+
+/** A render thread's handler. */
+export function runRenderJob(job: RenderJob): RenderJobResult {
+  switch (job.op) {
+    case 'plan': {
+      const planned = planDashboardPage(job.specText, job.meta);
+      if (planned.charts.jobs.length === 0) return { op: 'page', page: compressed(planned.html, planned.csp) };
+      return { op: 'planned', ...planned };
+    }
+    case 'draw':
+      return { op: 'drawn', drawing: drawChartJob(job.job) };
+    case 'finish':
+      return { op: 'page', page: compressed(fillCharts(job.html, job.charts, job.drawings), job.csp) };
+  }
+}
+
+function seconds(ms: number): number {
+  return Math.round(ms / 100) / 10;
 }
 
 function timeoutError(timeoutMs: number): AppError {
-  const seconds = Math.round(timeoutMs / 100) / 10;
   return new AppError(
     'RENDER_TIMEOUT',
-    `Drawing this dashboard took longer than ${seconds} s, so it was stopped. A chart's \`option\` probably asks ECharts for far too much (millions of ticks, points or labels); simplify it and publish again.`,
+    `Drawing this dashboard took longer than ${seconds(timeoutMs)} s, so it was stopped. A chart's \`option\` probably asks ECharts for far too much (millions of ticks, points or labels); simplify it and publish again.`,
   );
 }
 
-export class PageRenderer {
-  private readonly pool: ThreadPool<RenderInput, RenderOutput> | undefined;
+function unexpected(result: RenderJobResult, wanted: string): Error {
+  return new Error(`a render thread answered ${result.op} to a ${wanted} job`);
+}
 
-  constructor(options: PageRendererOptions) {
+export class PageRenderer {
+  private readonly pool: ThreadPool<RenderJob, RenderJobResult> | undefined;
+  /** Drawings by what they are drawn from, for every thread (a thread keeps nothing between jobs). */
+  private readonly charts = new ChartCache();
+
+  constructor(private readonly options: PageRendererOptions) {
     this.pool =
       options.threads > 0
-        ? new ThreadPool<RenderInput, RenderOutput>({
+        ? new ThreadPool<RenderJob, RenderJobResult>({
             entry: new URL('./render-thread.js', import.meta.url),
             threads: options.threads,
             timeoutMs: options.timeoutMs,
@@ -79,9 +130,64 @@ export class PageRenderer {
   }
 
   async render(specText: string, meta: PageMeta, priority: RenderPriority = 'visitor'): Promise<RenderedPage> {
-    const input: RenderInput = { specText, meta };
-    const output = this.pool ? await this.pool.run(input, priority === 'visitor' ? 'high' : 'low') : renderCompressedPage(input);
+    const output = this.pool ? await this.renderOnThreads(this.pool, specText, meta, priority === 'visitor' ? 'high' : 'low') : renderCompressedPage({ specText, meta });
     return { csp: output.csp, body: asBuffer(output.body), gzip: asBuffer(output.gzip) };
+  }
+
+  private async renderOnThreads(pool: ThreadPool<RenderJob, RenderJobResult>, specText: string, meta: PageMeta, priority: JobPriority): Promise<RenderOutput> {
+    const deadline = performance.now() + this.options.timeoutMs;
+    const planned = await pool.run({ op: 'plan', specText, meta }, priority);
+    if (planned.op === 'page') return planned.page;
+    if (planned.op !== 'planned') throw unexpected(planned, 'plan');
+    const drawings = await this.draw(pool, planned.charts.jobs, priority, deadline);
+    const finished = await pool.run({ op: 'finish', html: planned.html, csp: planned.csp, charts: planned.charts, drawings }, priority);
+    if (finished.op !== 'page') throw unexpected(finished, 'finish');
+    return finished.page;
+  }
+
+  /**
+   * The drawings a page needs, from the cache or drawn across the threads. A page keeps at most one
+   * drawing per thread under way, so pages opened together share the threads instead of the later one
+   * waiting for all of the earlier one's charts.
+   */
+  private async draw(pool: ThreadPool<RenderJob, RenderJobResult>, jobs: readonly ChartJob[], priority: JobPriority, deadline: number): Promise<ChartRender[]> {
+    const drawings: ChartRender[] = [];
+    const missing: number[] = [];
+    jobs.forEach((job, index) => {
+      const svg = this.charts.get(job.key);
+      if (svg === undefined) missing.push(index);
+      else drawings[index] = { ok: true, svg };
+    });
+    let next = 0;
+    const drawNext = async (): Promise<void> => {
+      for (let index = missing[next++]; index !== undefined; index = missing[next++]) {
+        const job = jobs[index] as ChartJob;
+        if (performance.now() > deadline) {
+          drawings[index] = { ok: false, reason: `the page had used its ${seconds(this.options.timeoutMs)} s for drawing on other charts before this one's turn.` };
+          continue;
+        }
+        drawings[index] = await this.drawOne(pool, job, priority);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.options.threads, missing.length) }, drawNext));
+    return drawings;
+  }
+
+  private async drawOne(pool: ThreadPool<RenderJob, RenderJobResult>, job: ChartJob, priority: JobPriority): Promise<ChartRender> {
+    try {
+      const result = await pool.run({ op: 'draw', job }, priority);
+      if (result.op !== 'drawn') throw unexpected(result, 'draw');
+      if (result.drawing.ok) this.charts.set(job.key, result.drawing.svg);
+      return result.drawing;
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'RENDER_TIMEOUT') {
+        return {
+          ok: false,
+          reason: `drawing it took longer than ${seconds(this.options.timeoutMs)} s, so it was stopped. Its \`option\` probably asks ECharts for far too much (millions of ticks, points or labels); simplify it and publish again.`,
+        };
+      }
+      return { ok: false, reason: `its drawing thread failed (${error instanceof Error ? error.message : String(error)}).` };
+    }
   }
 
   /** True when a page could start drawing at once (never with threads: 0, which has no spare thread). */

@@ -4,7 +4,7 @@
  */
 import os from 'node:os';
 import { serveThread } from '../thread-pool.js';
-import { renderCompressedPage } from './page-renderer.js';
+import { runRenderJob } from './page-renderer.js';
 
 const RENDER_THREAD_NICENESS = 10;
 
@@ -16,4 +16,4 @@ try {
   // Not permitted here (some containers): drawings run at normal priority.
 }
 
-serveThread(renderCompressedPage);
+serveThread(runRenderJob);

@@ -4,11 +4,10 @@
  * Each chart is an image with an accessible name, a one-paragraph summary, and its data as a table.
  */
 import type { ChartBlock, GaugeBlock, HeatmapBlock } from '../spec-schema.js';
-import { categoryNames, chartKind, chartOption, gaugeBounds, gaugeOption, heatmapOption, heatmapRange, tooMuchToDraw, type ChartLayout, type ChartKind } from './chart-options.js';
-import { ChartCache, chartCache } from './chart-cache.js';
-import { renderEChartsSvg } from './echarts-ssr.js';
+import { categoryNames, chartKind, gaugeBounds, heatmapRange, tooMuchToDraw, type ChartKind } from './chart-options.js';
+import { chartJob, type ChartFigureJob } from './chart-drawing.js';
+import { chartError } from './chart-slots.js';
 import { escapeAttr, escapeHtml, formatNumber, formatPercent } from './escape.js';
-import { mergeOption } from './merge-option.js';
 import { extent, longestLength, positiveShares } from './numbers.js';
 import type { RenderContext } from './render-context.js';
 
@@ -32,25 +31,18 @@ const KIND_NAMES: Record<ChartKind, string> = {
   funnel: 'Funnel chart',
 };
 
-type OptionBuilder = (layout: ChartLayout) => Record<string, unknown>;
-
 interface ChartFigure {
-  /** What the drawing depends on besides its size: the block as published. */
-  source: unknown;
   kindClass: string;
   name: string;
   summary: string;
   dataTable: string;
   height: number;
-  build: OptionBuilder;
+  /** The drawing at a width (drawn later, in this thread or another: see chart-slots.ts). */
+  jobAt: (width: number) => ChartFigureJob;
   /** A legend or scale drawn in HTML under the chart. */
   after?: string;
   /** Why the chart is not drawn at all (too much for ECharts in the time a page has). */
   refusal?: string | null;
-}
-
-function chartError(reason: string, variant: string, height: number): string {
-  return `<div class="chart-error ${variant}" style="height:${height}px"><p>This chart could not be drawn: ${escapeHtml(reason.slice(0, 300))}</p></div>`;
 }
 
 function withUnit(value: number | null, unit: string | undefined): string {
@@ -58,35 +50,9 @@ function withUnit(value: number | null, unit: string | undefined): string {
   return unit ? (unit === '%' ? `${formatNumber(value)}%` : `${formatNumber(value)} ${unit}`) : formatNumber(value);
 }
 
-const SVG_ID = / id="([^"]+)"/g;
-const SVG_ID_OR_REFERENCE = /( id="|url\(#|href="#)([^")]+)/g;
-
-/**
- * ECharts numbers the clip paths, gradients and filters of a drawing per process (`zr3-c0`). On the
- * page they get ids minted for it, so neither a spec's id nor a second drawing of one cached chart
- * can take their place.
- */
-function withPageIds(svg: string, context: RenderContext): string {
-  const ids = new Map<string, string>();
-  for (const match of svg.matchAll(SVG_ID)) ids.set(match[1] ?? '', context.nextId('chart-def'));
-  if (ids.size === 0) return svg;
-  return svg.replace(SVG_ID_OR_REFERENCE, (whole: string, lead: string, id: string) => {
-    const fresh = ids.get(id);
-    return fresh === undefined ? whole : `${lead}${fresh}`;
-  });
-}
-
 function drawing(figure: ChartFigure, width: number, variant: string, context: RenderContext): string {
   if (figure.refusal) return chartError(figure.refusal, variant, figure.height);
-  const key = ChartCache.key([figure.kindClass, figure.source, width, figure.height]);
-  let svg = chartCache.get(key);
-  if (svg === undefined) {
-    const result = renderEChartsSvg(figure.build({ width, height: figure.height }), { width, height: figure.height });
-    if (!result.ok) return chartError(result.reason, variant, figure.height);
-    svg = result.svg;
-    chartCache.set(key, svg);
-  }
-  return `<div class="chart-svg ${variant}">${withPageIds(svg, context)}</div>`;
+  return context.charts.place(chartJob(figure.jobAt(width)), variant, figure.height);
 }
 
 function renderFigure(figure: ChartFigure, context: RenderContext): string {
@@ -166,15 +132,15 @@ const ROUND_KINDS = new Set<ChartKind>(['pie', 'donut', 'radar', 'funnel']);
 export function renderChart(block: ChartBlock, context: RenderContext): string {
   const kind = chartKind(block);
   const name = block.title ? `${block.title} (${KIND_NAMES[kind].toLowerCase()})` : KIND_NAMES[kind];
+  const height = block.height ?? (ROUND_KINDS.has(kind) ? 260 : 280);
   return renderFigure(
     {
-      source: block,
       kindClass: `chart-${kind}`,
       name,
       summary: chartSummary(block, kind),
       dataTable: chartDataTable(block, name),
-      height: block.height ?? (ROUND_KINDS.has(kind) ? 260 : 280),
-      build: (layout) => mergeOption(chartOption(block, layout), block.option),
+      height,
+      jobAt: (width) => ({ figure: 'chart', block, width, height }),
       refusal: tooMuchToDraw(block),
     },
     context,
@@ -201,15 +167,15 @@ export function renderHeatmap(block: HeatmapBlock, context: RenderContext): stri
   const scale = range
     ? `<div class="heat-scale" aria-hidden="true"><span>${escapeHtml(withUnit(range.min, block.unit))}</span><span class="heat-ramp"></span><span>${escapeHtml(withUnit(range.max, block.unit))}</span></div>`
     : '';
+  const height = block.height ?? Math.min(600, Math.max(160, block.yLabels.length * 30 + 40));
   return renderFigure(
     {
-      source: block,
       kindClass: 'chart-heatmap',
       name,
       summary,
       dataTable: dataTable(name, ['', ...block.xLabels], rows),
-      height: block.height ?? Math.min(600, Math.max(160, block.yLabels.length * 30 + 40)),
-      build: (layout) => heatmapOption(block, layout),
+      height,
+      jobAt: (width) => ({ figure: 'heatmap', block, width, height }),
       after: scale,
     },
     context,
@@ -227,7 +193,7 @@ export function renderGauge(block: GaugeBlock, context: RenderContext): string {
   context.placement = { ...saved, contentWidth: Math.min(saved.contentWidth, Math.max(260, height * 1.6)) };
   try {
     return renderFigure(
-      { source: block, kindClass: 'chart-gauge', name: `${label} (gauge)`, summary, dataTable: '', height, build: (layout) => gaugeOption(block, layout) },
+      { kindClass: 'chart-gauge', name: `${label} (gauge)`, summary, dataTable: '', height, jobAt: (width) => ({ figure: 'gauge', block, width, height }) },
       context,
     );
   } finally {

@@ -2,8 +2,9 @@
  * What a block renderer knows besides its block: where it sits (for charts, which are drawn at a fixed
  * size on the server), how to mint ids unique within the page, where to record inline scripts of
  * `html` blocks so the page's Content-Security-Policy can allow exactly those by hash, and how much
- * syntax highlighting the page may still do.
+ * syntax highlighting the page may still do, and where its chart drawings go.
  */
+import { ChartSlots } from './chart-slots.js';
 import { HighlightBudget } from './code-highlight.js';
 
 export interface BlockPlacement {
@@ -30,9 +31,13 @@ export class RenderContext {
   placement: BlockPlacement = { contentWidth: 1120, layout: 'grid' };
   /** Syntax highlighting left to this page (code blocks and markdown fences share it). */
   readonly highlightBudget = new HighlightBudget();
+  /** The spec's ids that look like minted ones: the only ones an id base could clash with. */
+  private readonly mintedLookingIds: readonly string[];
+  readonly charts = new ChartSlots(() => this.nextIdBase('chart-def'));
 
   constructor(specIds: Iterable<string> = []) {
     this.specIds = new Set(specIds);
+    this.mintedLookingIds = [...this.specIds].filter((id) => id.startsWith('svc-'));
   }
 
   /** An id for references within the page (ARIA, labels, the table filter, SVG clip paths). */
@@ -43,6 +48,14 @@ export class RenderContext {
       id = `svc-${prefix}-${this.counter}`;
     } while (this.specIds.has(id));
     return id;
+  }
+
+  /** A base for a family of ids (`${base}-1`, `${base}-2`, …) that no id of the spec starts with. */
+  nextIdBase(prefix: string): string {
+    let base: string;
+    do base = this.nextId(prefix);
+    while (this.mintedLookingIds.some((id) => id.startsWith(`${base}-`)));
+    return base;
   }
 
   /** Allows an html block's inline script by its hash, unless the page already allows as many as it may. */

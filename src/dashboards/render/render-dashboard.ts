@@ -4,6 +4,9 @@
  */
 import type { Block, DashboardSpec, Section } from '../spec-schema.js';
 import { placementStyle, widthShare } from './block-frame.js';
+import { chartCache } from './chart-cache.js';
+import { drawChartJobs } from './chart-drawing.js';
+import { fillCharts, type ChartPlan } from './chart-slots.js';
 import { escapeAttr, escapeHtml, escapeScalar } from './escape.js';
 import { RenderContext } from './render-context.js';
 import { renderBlock } from './render-block.js';
@@ -28,6 +31,11 @@ export interface RenderedDashboard {
   html: string;
   /** CSP sources for the inline scripts of html blocks. */
   frameScriptHashes: string[];
+}
+
+/** A dashboard laid out, its `html` holding a marker for each drawing `charts` lists (see chart-slots.ts). */
+export interface PlannedDashboard extends RenderedDashboard {
+  charts: ChartPlan;
 }
 
 const dateFormat = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
@@ -183,7 +191,7 @@ function specIds(sections: readonly Section[]): string[] {
   return ids;
 }
 
-export function renderDashboard(spec: DashboardSpec, meta: DashboardMeta): RenderedDashboard {
+export function planDashboard(spec: DashboardSpec, meta: DashboardMeta): PlannedDashboard {
   const layout = spec.layout ?? 'grid';
   const sections = spec.sections ?? [];
   const context = new RenderContext(specIds(sections));
@@ -200,5 +208,12 @@ export function renderDashboard(spec: DashboardSpec, meta: DashboardMeta): Rende
     title: spec.title,
     html: `<article class="dash layout-${layout}">${parts.join('')}</article>`,
     frameScriptHashes: context.frameScriptHashes,
+    charts: context.charts.plan,
   };
+}
+
+/** The dashboard with its charts drawn in this thread (cached in the process's chart cache). */
+export function renderDashboard(spec: DashboardSpec, meta: DashboardMeta): RenderedDashboard {
+  const { charts, ...planned } = planDashboard(spec, meta);
+  return { ...planned, html: fillCharts(planned.html, charts, drawChartJobs(charts.jobs, chartCache)) };
 }

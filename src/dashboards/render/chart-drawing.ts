@@ -1,0 +1,54 @@
+/**
+ * One chart drawing as a job any thread can run: the block it is drawn from, which figure it is and its
+ * size, and nothing else of the page. A page's drawings are independent of each other and of the rest
+ * of the page, so the page renderer can spread them over its render threads (see page-renderer.ts).
+ */
+import type { ChartBlock, GaugeBlock, HeatmapBlock } from '../spec-schema.js';
+import { ChartCache } from './chart-cache.js';
+import { chartOption, gaugeOption, heatmapOption } from './chart-options.js';
+import { renderEChartsSvg, type ChartRender } from './echarts-ssr.js';
+import { mergeOption } from './merge-option.js';
+
+interface JobSize {
+  width: number;
+  height: number;
+}
+
+export type ChartFigureJob =
+  | ({ figure: 'chart'; block: ChartBlock } & JobSize)
+  | ({ figure: 'heatmap'; block: HeatmapBlock } & JobSize)
+  | ({ figure: 'gauge'; block: GaugeBlock } & JobSize);
+
+/** A drawing to make, with the key it is cached by (everything it depends on, hashed). */
+export type ChartJob = ChartFigureJob & { key: string };
+
+export function chartJob(figureJob: ChartFigureJob): ChartJob {
+  return { ...figureJob, key: ChartCache.key([figureJob.figure, figureJob.block, figureJob.width, figureJob.height]) };
+}
+
+function jobOption(job: ChartFigureJob): Record<string, unknown> {
+  const layout = { width: job.width, height: job.height };
+  switch (job.figure) {
+    case 'chart':
+      return mergeOption(chartOption(job.block, layout), job.block.option);
+    case 'heatmap':
+      return heatmapOption(job.block, layout);
+    case 'gauge':
+      return gaugeOption(job.block, layout);
+  }
+}
+
+export function drawChartJob(job: ChartFigureJob): ChartRender {
+  return renderEChartsSvg(jobOption(job), { width: job.width, height: job.height });
+}
+
+/** Draws jobs in this thread, taking what `cache` already holds (drawings, never failures). */
+export function drawChartJobs(jobs: readonly ChartJob[], cache: ChartCache): ChartRender[] {
+  return jobs.map((job) => {
+    const cached = cache.get(job.key);
+    if (cached !== undefined) return { ok: true, svg: cached };
+    const drawn = drawChartJob(job);
+    if (drawn.ok) cache.set(job.key, drawn.svg);
+    return drawn;
+  });
+}

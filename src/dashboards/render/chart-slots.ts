@@ -1,0 +1,92 @@
+/**
+ * Where a page's drawings go. Laying out a page leaves a marker for each chart drawing and collects
+ * the drawings to make; once they are made (in this thread or spread over render threads), `fillCharts`
+ * puts each in its place. The layout then costs milliseconds however long the drawings take, and a
+ * drawing that fails or runs out of time fails only its own chart.
+ *
+ * Markers are HTML comments carrying a random nonce: a spec's strings are always escaped, so no spec
+ * can write a comment, let alone guess the nonce.
+ */
+import { randomBytes } from 'node:crypto';
+import type { ChartJob } from './chart-drawing.js';
+import type { ChartRender } from './echarts-ssr.js';
+import { escapeHtml } from './escape.js';
+
+export interface ChartSlot {
+  /** The drawing, by its index in the plan's jobs (a chart shown twice is drawn once). */
+  job: number;
+  /** `v-wide` or `v-narrow`: which screens show it. */
+  variant: string;
+  height: number;
+  /** The drawing's own ids (clip paths, gradients) become `${idBase}-1`, `${idBase}-2`, … */
+  idBase: string;
+}
+
+/** Drawings a laid-out page waits for. Plain data, so it can travel between threads. */
+export interface ChartPlan {
+  nonce: string;
+  jobs: ChartJob[];
+  slots: ChartSlot[];
+}
+
+export function chartError(reason: string, variant: string, height: number): string {
+  return `<div class="chart-error ${variant}" style="height:${height}px"><p>This chart could not be drawn: ${escapeHtml(reason.slice(0, 300))}</p></div>`;
+}
+
+export class ChartSlots {
+  private readonly nonce = randomBytes(9).toString('base64url');
+  private readonly jobs: ChartJob[] = [];
+  private readonly jobIndex = new Map<string, number>();
+  private readonly slots: ChartSlot[] = [];
+
+  constructor(private readonly mintIdBase: () => string) {}
+
+  /** The marker to put where the drawing goes. */
+  place(job: ChartJob, variant: string, height: number): string {
+    let index = this.jobIndex.get(job.key);
+    if (index === undefined) {
+      index = this.jobs.push(job) - 1;
+      this.jobIndex.set(job.key, index);
+    }
+    const slot = this.slots.push({ job: index, variant, height, idBase: this.mintIdBase() }) - 1;
+    return `<!--svc-chart ${this.nonce} ${slot}-->`;
+  }
+
+  get plan(): ChartPlan {
+    return { nonce: this.nonce, jobs: this.jobs, slots: this.slots };
+  }
+}
+
+const SVG_ID = / id="([^"]+)"/g;
+const SVG_ID_OR_REFERENCE = /( id="|url\(#|href="#)([^")]+)/g;
+
+/**
+ * ECharts numbers the clip paths, gradients and filters of a drawing per process (`zr3-c0`). On the
+ * page they get ids minted for it, so neither a spec's id nor a second drawing of one cached chart
+ * can take their place.
+ */
+function withPageIds(svg: string, idBase: string): string {
+  const ids = new Map<string, string>();
+  for (const match of svg.matchAll(SVG_ID)) ids.set(match[1] ?? '', `${idBase}-${ids.size + 1}`);
+  if (ids.size === 0) return svg;
+  return svg.replace(SVG_ID_OR_REFERENCE, (whole: string, lead: string, id: string) => {
+    const fresh = ids.get(id);
+    return fresh === undefined ? whole : `${lead}${fresh}`;
+  });
+}
+
+function slotHtml(slot: ChartSlot, drawing: ChartRender | undefined): string {
+  if (drawing === undefined) return chartError('it was not drawn', slot.variant, slot.height);
+  if (!drawing.ok) return chartError(drawing.reason, slot.variant, slot.height);
+  return `<div class="chart-svg ${slot.variant}">${withPageIds(drawing.svg, slot.idBase)}</div>`;
+}
+
+/** The page with each marker replaced by its drawing (`drawings` follows the plan's jobs). */
+export function fillCharts(html: string, plan: ChartPlan, drawings: readonly ChartRender[]): string {
+  if (plan.slots.length === 0) return html;
+  const marker = new RegExp(`<!--svc-chart ${plan.nonce} (\\d+)-->`, 'g');
+  return html.replace(marker, (whole: string, index: string) => {
+    const slot = plan.slots[Number(index)];
+    return slot ? slotHtml(slot, drawings[slot.job]) : whole;
+  });
+}
