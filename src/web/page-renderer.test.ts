@@ -1,0 +1,82 @@
+/**
+ * Pages rendered on render threads, their drawings spread over the threads: the bytes must be those of
+ * the page drawn in one thread, whatever thread drew which chart and whatever was cached.
+ */
+import fs from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validBlocks } from '../dashboards/fixtures/valid-blocks.js';
+import type { Block, DashboardSpec } from '../dashboards/spec-schema.js';
+import { renderDashboardPage } from './dashboard-page.js';
+import { PageRenderer } from './page-renderer.js';
+
+const META = { version: 3, updatedAt: '2024-05-03T09:00:00.000Z', view: 'screen' as const };
+const gallery = fs.readFileSync(new URL('../../examples/dashboards/engineering-health.json', import.meta.url), 'utf8');
+
+function spec(blocks: Block[]): string {
+  const document: DashboardSpec = { slug: 'threads', title: 'Threads', sections: [{ id: 'svc-chart-def-4', blocks }] };
+  return JSON.stringify(document);
+}
+
+/** One chart whose `option` ECharts turns into unsafe SVG, between two that draw. */
+const withBrokenChart = spec([
+  { ...validBlocks.chart, span: 24, title: 'Before' },
+  { ...validBlocks.chart, title: 'Broken', option: { title: { text: 'x', textStyle: { fontFamily: 'x"><script>alert(1)</script>' } } } },
+  { ...validBlocks.chart, kind: 'pie', title: 'After', option: undefined },
+]);
+
+/** The same chart twice, and a paragraph quoting what a chart marker looks like. */
+const twice = spec([
+  { type: 'paragraph', text: '<!--svc-chart abc 0-->' },
+  { ...validBlocks.chart, span: 24 },
+  { ...validBlocks.chart, span: 24 },
+]);
+
+describe('pages rendered on two render threads', () => {
+  let renderer: PageRenderer;
+
+  beforeAll(() => {
+    renderer = new PageRenderer({ threads: 2, timeoutMs: 20_000 });
+  });
+  afterAll(async () => {
+    await renderer.close();
+  });
+
+  it.each([
+    ['the example gallery', gallery],
+    ['a page with a chart that cannot be drawn', withBrokenChart],
+    ['a page with the same chart twice', twice],
+  ])('are byte for byte the page drawn in one thread: %s', async (_name, specText) => {
+    const expected = renderDashboardPage(specText, META);
+    const page = await renderer.render(specText, META);
+    expect(page.body.toString('utf8')).toBe(expected.html);
+    expect(gunzipSync(page.gzip).equals(page.body)).toBe(true);
+    expect(page.csp).toBe(expected.csp);
+    // Again, with every drawing now cached in the renderer.
+    const cached = await renderer.render(specText, META);
+    expect(cached.body.toString('utf8')).toBe(expected.html);
+  });
+
+  it('puts each drawing in its place, once per place, with ids of its own', async () => {
+    const html = (await renderer.render(twice, META)).body.toString('utf8');
+    expect(html).toContain('&lt;!--svc-chart abc 0--&gt;');
+    expect(html).not.toMatch(/<!--svc-chart/);
+    expect(html.match(/<div class="chart-svg v-wide"><svg/g)).toHaveLength(2);
+    expect(html.match(/<div class="chart-svg v-narrow"><svg/g)).toHaveLength(2);
+    const ids = [...html.matchAll(/ id="(svc-chart-def-[^"]+)"/g)].map((match) => match[1]);
+    expect(ids.length).toBeGreaterThan(0);
+    expect(new Set(ids).size).toBe(ids.length);
+    // The section took `svc-chart-def-4`: no drawing's ids start with it.
+    expect(ids.filter((id) => id?.startsWith('svc-chart-def-4-'))).toEqual([]);
+  });
+
+  it('shows why a chart was not drawn in its place, and draws the others', async () => {
+    const html = (await renderer.render(withBrokenChart, META)).body.toString('utf8');
+    const figures = [...html.matchAll(/<figure class="chart [^"]*">([\s\S]*?)<\/figure>/g)].map((match) => match[1] ?? '');
+    expect(figures).toHaveLength(3);
+    expect(figures[0]).toContain('<svg');
+    expect(figures[1]).toContain('This chart could not be drawn: its option produced unsafe SVG');
+    expect(figures[1]).not.toContain('<script>');
+    expect(figures[2]).toContain('<svg');
+  });
+});
