@@ -21,7 +21,7 @@ export const errorCatalog = {
   HEADERS_TOO_LARGE: { status: 431, when: 'the request headers are over the server limit (16 KiB in all)' },
   INTERNAL: { status: 500, when: 'a fault inside svc; the log has the details' },
   UPSTREAM_UNAVAILABLE: { status: 502, when: 'the project repository (a mirror of another git host) cannot be reached' },
-  RENDER_TIMEOUT: { status: 503, when: 'a dashboard page took longer than `SVC_RENDER_TIMEOUT_MS` to draw (a chart `option` asking ECharts for too much)' },
+  RENDER_TIMEOUT: { status: 503, when: 'laying out a dashboard page took longer than `SVC_RENDER_TIMEOUT_MS` (a chart drawing that does only fails its own chart)' },
 } as const satisfies Record<string, { status: number; when: string }>;
 
 export type ErrorCode = keyof typeof errorCatalog;
