@@ -67,13 +67,14 @@ function spawn(entry: URL): Worker {
 
 class PoolThread<In, Out> {
   private readonly worker: Worker;
-  /** Jobs sent (or waiting for the thread to be ready), by id, in the order the thread runs them. */
+  /** Jobs sent, by id, in the order the thread runs them. */
   private readonly jobs = new Map<number, Job<In, Out>>();
-  /** Jobs given to the thread before it was ready: sent together once it is. */
-  private unsent: Array<Job<In, Out>> = [];
   private timer: NodeJS.Timeout | undefined;
-  private ready = false;
+  /** Whether the entry module has loaded: only then is the thread given jobs. */
+  ready = false;
   alive = true;
+  /** Why the thread ended, when it ended by an error. */
+  failure: unknown;
 
   constructor(
     private readonly options: ThreadPoolOptions,
@@ -86,6 +87,7 @@ class PoolThread<In, Out> {
     this.worker.on('error', (error) => {
       // An uncaught error ends the thread ('exit' follows): it takes no new job meanwhile.
       this.alive = false;
+      this.failure = error;
       if (this.jobs.size > 0) this.settleAll(error);
       else options.onThreadError?.(error);
     });
@@ -103,8 +105,7 @@ class PoolThread<In, Out> {
 
   run(batch: Array<Job<In, Out>>): void {
     for (const job of batch) this.jobs.set(job.request.id, job);
-    if (this.ready) this.send(batch);
-    else this.unsent.push(...batch);
+    this.send(batch);
   }
 
   terminate(): Promise<number> {
@@ -130,9 +131,7 @@ class PoolThread<In, Out> {
   private receive(reply: Reply<Out>): void {
     if ('ready' in reply) {
       this.ready = true;
-      const unsent = this.unsent;
-      this.unsent = [];
-      if (unsent.length > 0) this.send(unsent);
+      this.onIdle(this);
       return;
     }
     clearTimeout(this.timer);
@@ -151,7 +150,6 @@ class PoolThread<In, Out> {
     clearTimeout(this.timer);
     const jobs = [...this.jobs.values()];
     this.jobs.clear();
-    this.unsent = [];
     for (const job of jobs) job.reject(error);
   }
 }
@@ -196,7 +194,7 @@ export class ThreadPool<In, Out> {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of [...this.high.splice(0), ...this.low.splice(0)]) job.reject(new Error('the server is shutting down'));
+    this.rejectWaiting(new Error('the server is shutting down'));
     await Promise.all(this.threads.splice(0).map((thread) => thread.terminate()));
   }
 
@@ -211,20 +209,42 @@ export class ThreadPool<In, Out> {
     }
   }
 
-  /** The least loaded live thread that can take another job, starting one when all are loaded. */
+  /** Starts every thread the pool may have, so the first jobs do not wait for a thread to load. */
+  start(): void {
+    while (!this.closed && this.threads.length < this.options.threads) this.startThread();
+  }
+
+  /**
+   * The least loaded ready thread that can take another job. When every ready thread has work, another
+   * thread starts; it takes jobs once it has loaded, since a job handed to a thread still loading would
+   * wait for it even when a running thread frees up first.
+   */
   private threadWithRoom(): PoolThread<In, Out> | undefined {
     let best: PoolThread<In, Out> | undefined;
     for (const thread of this.threads) {
-      if (thread.alive && thread.load < this.jobsPerThread && (!best || thread.load < best.load)) best = thread;
+      if (thread.alive && thread.ready && thread.load < this.jobsPerThread && (!best || thread.load < best.load)) best = thread;
     }
-    if (best?.load === 0 || this.threads.length >= this.options.threads) return best;
+    if (best?.load !== 0 && this.threads.length < this.options.threads) this.startThread();
+    return best;
+  }
+
+  private startThread(): void {
     const thread = new PoolThread<In, Out>(this.options, (done) => {
       const index = this.threads.indexOf(done);
       if (!done.alive && index >= 0) this.threads.splice(index, 1);
+      // A thread that ended before it loaded would end the same way again: unless another thread is up
+      // or on its way, the waiting jobs fail with its error, and the next job tries a new thread.
+      if (!done.alive && !done.ready && !this.threads.some((other) => other.alive)) {
+        this.rejectWaiting(done.failure ?? new Error('a worker thread ended while loading'));
+        return;
+      }
       this.dispatch();
     });
     this.threads.push(thread);
-    return thread;
+  }
+
+  private rejectWaiting(error: unknown): void {
+    for (const job of [...this.high.splice(0), ...this.low.splice(0)]) job.reject(error);
   }
 }
 

@@ -45,6 +45,11 @@ export async function findHeader(db: Db, accountId: string, slug: string): Promi
   return db.selectFrom('dashboards').select(HEADER_COLUMNS).where('account_id', '=', accountId).where('slug', '=', slug).executeTakeFirst();
 }
 
+/** Whether any account has a dashboard (across accounts: a server start asks it once). */
+export async function anyDashboard(db: Db): Promise<boolean> {
+  return (await db.selectFrom('dashboards').select('slug').limit(1).executeTakeFirst()) !== undefined;
+}
+
 export async function listHeaders(db: Db, accountId: string): Promise<DashboardHeader[]> {
   return db.selectFrom('dashboards').select(HEADER_COLUMNS).where('account_id', '=', accountId).execute();
 }

@@ -9,7 +9,7 @@ import type { ActorContext, Services } from '../context.js';
 import type { DashboardVersionRef } from '../events.js';
 import { requireRead } from '../dashboards/access.js';
 import { listDashboards, SLUG_PATTERN } from '../dashboards/read-dashboards.js';
-import { findHeader, findVersion } from '../dashboards/store.js';
+import { anyDashboard, findHeader, findVersion } from '../dashboards/store.js';
 import { AppError, notFound } from '../errors.js';
 import { BUILD_ID } from './assets.js';
 import { renderDashboardIndex } from './dashboard-index.js';
@@ -135,7 +135,14 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services): v
         app.log.warn({ err: error, slug: target.slug, version: target.version }, 'pre-rendering a dashboard failed');
       },
     });
-    const unsubscribe = services.events.on('dashboard.published', (event) => prerenderer.published(event));
+    const unsubscribe = services.events.on('dashboard.published', (event) => {
+      renderer.start();
+      prerenderer.published(event);
+    });
+    // A server with dashboards to show has its render threads loaded before the first visitor arrives.
+    app.addHook('onReady', async () => {
+      if (await anyDashboard(services.db)) renderer.start();
+    });
     app.addHook('onClose', async () => {
       unsubscribe();
       prerenderer.close();

@@ -190,6 +190,14 @@ export class PageRenderer {
     }
   }
 
+  /**
+   * Starts every render thread now. Loading ECharts takes a thread most of a second, which the first
+   * visitor of a page would otherwise wait for.
+   */
+  start(): void {
+    this.pool?.start();
+  }
+
   /** True when a page could start drawing at once (never with threads: 0, which has no spare thread). */
   get idle(): boolean {
     return this.pool?.idle ?? false;
