@@ -17,7 +17,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker, parentPort } from 'node:worker_threads';
+import { Worker, parentPort, type ResourceLimits } from 'node:worker_threads';
 
 export type JobPriority = 'high' | 'low';
 
@@ -42,6 +42,8 @@ export interface ThreadPoolOptions {
    * ends the thread, and with it every job it holds.
    */
   jobsPerThread?: number;
+  /** Heap sizes for each thread (Node's defaults when absent). */
+  resourceLimits?: ResourceLimits;
   /** A job running longer than this is stopped, and `timeoutError` rejects it. */
   timeoutMs?: number;
   timeoutError?: () => Error;
@@ -55,14 +57,14 @@ interface Job<In, Out> {
   reject: (error: unknown) => void;
 }
 
-function spawn(entry: URL): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(entry);
+function spawn(entry: URL, resourceLimits: ResourceLimits | undefined): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(entry, { resourceLimits });
   // Running from the TypeScript sources (the test suite): the thread compiles them with tsx as well.
   const source = pathToFileURL(fileURLToPath(entry).replace(/\.js$/, '.ts')).href;
   const tsxPackage = createRequire(import.meta.url).resolve('tsx/package.json');
   const tsx = pathToFileURL(path.join(path.dirname(tsxPackage), 'dist/esm/api/index.mjs')).href;
   const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); });`;
-  return new Worker(boot, { eval: true });
+  return new Worker(boot, { eval: true, resourceLimits });
 }
 
 class PoolThread<In, Out> {
@@ -80,7 +82,7 @@ class PoolThread<In, Out> {
     private readonly options: ThreadPoolOptions,
     private readonly onIdle: (thread: PoolThread<In, Out>) => void,
   ) {
-    this.worker = spawn(options.entry);
+    this.worker = spawn(options.entry, options.resourceLimits);
     // The pool's close() ends the threads; they never keep a process alive by themselves.
     this.worker.unref();
     this.worker.on('message', (reply: Reply<Out>) => this.receive(reply));
