@@ -100,13 +100,17 @@ async function measureInProcess(galleryText: string): Promise<{ cachedInjectMs: 
 /**
  * The server's path: the page laid out on a render thread, its drawings spread over all of them, and
  * the page finished (and gzipped) on one. Each render is a new version whose charts were never drawn.
+ * The threads first draw 20 such pages, as in a server that has been drawing pages for a while: a new
+ * thread's first pages take about twice as long while V8 compiles ECharts (the HTTP figures below
+ * include that).
  */
 async function measureOnRenderThreads(gallerySpec: DashboardSpec): Promise<{ threads: number; firstRenderMs: number }> {
   const threads = os.availableParallelism();
   const renderer = new PageRenderer({ threads, timeoutMs: 20_000 });
   try {
     let version = 0;
-    const firstRenderMs = await timeMedian(15, 5, () => {
+    renderer.start();
+    const firstRenderMs = await timeMedian(15, 20, () => {
       version += 1;
       return renderer.render(JSON.stringify(retitled(gallerySpec, `r${version}`)), { ...META, version });
     });
@@ -147,15 +151,23 @@ export async function runRenderBench(): Promise<Record<string, unknown>> {
     const headers = { authorization: `Bearer ${server.token}`, 'accept-encoding': 'gzip' };
     const get = (route: string, extra: Record<string, string> = {}) => fetch(server.url + route, { headers: { ...headers, ...extra } }).then((response) => response.arrayBuffer());
     let version = 0;
-    // A first visit over HTTP right after publishing a new version (not timed): the page is drawn for it.
-    const samples: number[] = [];
-    for (let index = 0; index < 5; index += 1) {
-      version += 1;
-      await publish(server.url, server.token, JSON.stringify(retitled(gallerySpec, `v${version}`)));
-      const start = performance.now();
-      await get('/d/engineering-health');
-      samples.push(performance.now() - start);
-    }
+    /** Milliseconds of each first visit right after publishing a new version: the page is drawn for it. */
+    const visitsRightAfterPublish = async (count: number): Promise<number[]> => {
+      const samples: number[] = [];
+      for (let index = 0; index < count; index += 1) {
+        version += 1;
+        await publish(server.url, server.token, JSON.stringify(retitled(gallerySpec, `v${version}`)));
+        const start = performance.now();
+        await get('/d/engineering-health');
+        samples.push(performance.now() - start);
+      }
+      return samples;
+    };
+    // On a server started a moment ago: its render threads start, and warm up, on the first publish.
+    const samples = await visitsRightAfterPublish(5);
+    // Once the render threads have warmed up (about 4 s of background drawing after the first publish).
+    await new Promise((resolve) => setTimeout(resolve, 8000));
+    const warmSamples = await visitsRightAfterPublish(5);
     // A person following the link a second after the agent published: the page was drawn in between.
     const laterSamples: number[] = [];
     const laterSources: string[] = [];
@@ -181,7 +193,8 @@ export async function runRenderBench(): Promise<Record<string, unknown>> {
     const load = await loadServer({ url: `${server.url}/d/engineering-health`, connections: 10, seconds, headers });
     const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
     http = {
-      galleryFirstVisitRightAfterPublishMs: round(sorted(samples)[2] ?? 0),
+      galleryFirstVisitRightAfterPublishJustStartedMs: round(sorted(samples)[2] ?? 0),
+      galleryFirstVisitRightAfterPublishMs: round(sorted(warmSamples)[2] ?? 0),
       galleryFirstVisitOneSecondAfterPublishMs: round(sorted(laterSamples)[2] ?? 0),
       galleryFirstVisitOneSecondAfterPublishPreRendered: laterSources.filter((source) => source.includes('cached')).length + ' of ' + laterSources.length,
       table5000x8FirstRenderMs: round(sorted(tableSamples)[2] ?? 0),

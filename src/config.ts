@@ -1,6 +1,9 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
+/** Enough drawings of every chart kind for V8 to compile ECharts' hot paths (see web/render-warmup.ts). */
+const DEFAULT_RENDER_WARMUP_ROUNDS = 6;
+
 /** Everything `svc serve` reads from flags and the environment (contract §1). */
 export interface Config {
   host: string;
@@ -17,8 +20,15 @@ export interface Config {
    * 0 does that work in the thread that answers requests.
    */
   threads: number;
+  /**
+   * Threads that draw dashboard pages (0: in the thread that answers requests). They run at low
+   * priority, so by default there is one per core: a page's charts are drawn side by side.
+   */
+  renderThreads: number;
   /** A page render running longer than this is stopped. */
   renderTimeoutMs: number;
+  /** Times each render thread draws the warm-up samples when it starts (see render-warmup.ts); 0 for none. */
+  renderWarmupRounds: number;
 }
 
 export interface ConfigOverrides {
@@ -35,6 +45,8 @@ export interface ConfigOverrides {
 export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = {}): Config {
   const host = overrides.host ?? env.SVC_HOST ?? '127.0.0.1';
   const port = overrides.port ?? parsePort(env.SVC_PORT) ?? 8080;
+  const threadsGiven = overrides.threads ?? parseCount('SVC_THREADS', env.SVC_THREADS, 0, 64);
+  const threads = threadsGiven ?? defaultThreads();
   const baseUrl = (overrides.baseUrl ?? env.SVC_BASE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
   return {
     host,
@@ -48,8 +60,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
       email: env.SVC_MERGE_AUTHOR_EMAIL || 'svc@noreply.invalid',
     },
     logLevel: overrides.logLevel ?? env.SVC_LOG_LEVEL ?? 'info',
-    threads: overrides.threads ?? parseCount('SVC_THREADS', env.SVC_THREADS, 0, 64) ?? defaultThreads(),
+    threads,
+    renderThreads: parseCount('SVC_RENDER_THREADS', env.SVC_RENDER_THREADS, 0, 64) ?? (threadsGiven !== undefined ? threadsGiven : Math.min(4, availableParallelism())),
     renderTimeoutMs: parseCount('SVC_RENDER_TIMEOUT_MS', env.SVC_RENDER_TIMEOUT_MS, 100, 600_000) ?? 20_000,
+    renderWarmupRounds: parseCount('SVC_RENDER_WARMUP_ROUNDS', env.SVC_RENDER_WARMUP_ROUNDS, 0, 50) ?? DEFAULT_RENDER_WARMUP_ROUNDS,
   };
 }
 

@@ -164,6 +164,7 @@ export class ThreadPool<In, Out> {
   private nextId = 1;
   private closed = false;
   private dispatchScheduled = false;
+  private lowDispatchScheduled = false;
 
   constructor(private readonly options: ThreadPoolOptions) {
     if (!Number.isInteger(options.threads) || options.threads < 1) throw new Error('a thread pool needs at least one thread');
@@ -200,14 +201,26 @@ export class ThreadPool<In, Out> {
     await Promise.all(this.threads.splice(0).map((thread) => thread.terminate()));
   }
 
-  private dispatch(): void {
-    while (!this.closed && (this.high.length > 0 || this.low.length > 0)) {
+  /**
+   * Hands waiting jobs to threads with room. `low` jobs go only in a later turn of the event loop: a
+   * thread that has just answered one job of a caller (one chart of a page) is kept for that caller's
+   * next job, which arrives a few promise callbacks later, instead of going to a background job first.
+   */
+  private dispatch(includeLow = false): void {
+    while (!this.closed && (this.high.length > 0 || (includeLow && this.low.length > 0))) {
       const thread = this.threadWithRoom();
       if (!thread) return;
       const room = this.jobsPerThread - thread.load;
       const batch = this.high.splice(0, room);
-      if (batch.length < room) batch.push(...this.low.splice(0, room - batch.length));
+      if (includeLow && batch.length < room) batch.push(...this.low.splice(0, room - batch.length));
       thread.run(batch);
+    }
+    if (!includeLow && this.low.length > 0 && !this.lowDispatchScheduled) {
+      this.lowDispatchScheduled = true;
+      setImmediate(() => {
+        this.lowDispatchScheduled = false;
+        this.dispatch(true);
+      });
     }
   }
 

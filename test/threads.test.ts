@@ -217,6 +217,26 @@ describe(`dashboard pages whose layout runs out of time on ${testDialect}`, () =
   });
 });
 
+describe(`dashboard pages drawn by render threads that warm up on ${testDialect}`, () => {
+  let svc: TestServer;
+
+  beforeAll(async () => {
+    svc = await startTestServer({ env: { SVC_THREADS: '2', SVC_RENDER_WARMUP_ROUNDS: '1' } });
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+
+  it('answers the first visitor of a dashboard published while the threads warm up', async () => {
+    await publish(svc, chartDashboard('warming', 'Warming'));
+    const page = await get(svc, '/d/warming');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Warming chart');
+    expect(page.text).toContain('<svg');
+    expect(chartErrors(page.text)).toEqual([]);
+  });
+});
+
 describe(`dashboard pages drawn in the request thread (SVC_THREADS=0) on ${testDialect}`, () => {
   let svc: TestServer;
 
@@ -248,6 +268,14 @@ describe('render thread settings', () => {
     const { loadConfig } = await import('../src/config.js');
     expect(() => loadConfig({ SVC_THREADS: 'two' })).toThrow('SVC_THREADS must be a whole number from 0 to 64 (got "two")');
     expect(() => loadConfig({ SVC_RENDER_TIMEOUT_MS: '5' })).toThrow('SVC_RENDER_TIMEOUT_MS must be a whole number from 100 to 600000 (got "5")');
-    expect(loadConfig({ SVC_THREADS: '3', SVC_RENDER_TIMEOUT_MS: '900' })).toMatchObject({ threads: 3, renderTimeoutMs: 900 });
+    expect(() => loadConfig({ SVC_RENDER_WARMUP_ROUNDS: '-1' })).toThrow('SVC_RENDER_WARMUP_ROUNDS must be a whole number from 0 to 50 (got "-1")');
+    expect(loadConfig({ SVC_THREADS: '3', SVC_RENDER_TIMEOUT_MS: '900', SVC_RENDER_WARMUP_ROUNDS: '0' })).toMatchObject({ threads: 3, renderTimeoutMs: 900, renderWarmupRounds: 0 });
+    expect(loadConfig({}).renderWarmupRounds).toBe(6);
+    // Render threads run at low priority: one per core unless SVC_THREADS or SVC_RENDER_THREADS says otherwise.
+    const { availableParallelism } = await import('node:os');
+    expect(loadConfig({}).renderThreads).toBe(Math.min(4, availableParallelism()));
+    expect(loadConfig({ SVC_THREADS: '0' })).toMatchObject({ threads: 0, renderThreads: 0 });
+    expect(loadConfig({ SVC_THREADS: '1', SVC_RENDER_THREADS: '3' })).toMatchObject({ threads: 1, renderThreads: 3 });
+    expect(() => loadConfig({ SVC_RENDER_THREADS: 'all' })).toThrow('SVC_RENDER_THREADS must be a whole number from 0 to 64 (got "all")');
   });
 });

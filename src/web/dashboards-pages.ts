@@ -64,8 +64,9 @@ async function requireActor(services: Services, request: FastifyRequest, reply: 
 export function dashboardPageRoutes(app: FastifyInstance, services: Services): void {
   const cache = new PageCache(PAGE_CACHE_BYTES);
   const renderer = new PageRenderer({
-    threads: services.config.threads,
+    threads: services.config.renderThreads,
     timeoutMs: services.config.renderTimeoutMs,
+    warmupRounds: services.config.renderWarmupRounds,
     onThreadError: (error) => app.log.error({ err: error }, 'a render thread failed'),
   });
   /** Renders under way, so two visitors (or a visitor and a pre-render) of one new version share one. */
@@ -118,7 +119,7 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services): v
   }
 
   // Drawn in the request thread, a pre-render would hold up every request; so only with render threads.
-  if (services.config.threads > 0) {
+  if (services.config.renderThreads > 0) {
     const prerenderer = new Prerenderer({
       quietMs: PRERENDER_QUIET_MS,
       maxPending: 1000,

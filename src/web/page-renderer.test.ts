@@ -70,6 +70,20 @@ describe('pages rendered on two render threads', () => {
     expect(ids.filter((id) => id?.startsWith('svc-chart-def-4-'))).toEqual([]);
   });
 
+  it('draws pages while its threads warm up, and finishes warming up', async () => {
+    const warming = new PageRenderer({ threads: 2, timeoutMs: 20_000, warmupRounds: 1 });
+    try {
+      warming.start();
+      const page = await warming.render(twice, META);
+      expect(page.body.toString('utf8')).toBe(renderDashboardPage(twice, META).html);
+      await warming.warmedUp;
+      const after = await warming.render(withBrokenChart, META);
+      expect(after.body.toString('utf8')).toBe(renderDashboardPage(withBrokenChart, META).html);
+    } finally {
+      await warming.close();
+    }
+  });
+
   it('shows why a chart was not drawn in its place, and draws the others', async () => {
     const html = (await renderer.render(withBrokenChart, META)).body.toString('utf8');
     const figures = [...html.matchAll(/<figure class="chart [^"]*">([\s\S]*?)<\/figure>/g)].map((match) => match[1] ?? '');

@@ -23,6 +23,7 @@ import type { ChartRender } from '../dashboards/render/echarts-ssr.js';
 import { AppError } from '../errors.js';
 import { ThreadPool, type JobPriority } from '../thread-pool.js';
 import { planDashboardPage, renderDashboardPage, type PageMeta } from './dashboard-page.js';
+import { WARMUP_JOBS } from './render-warmup.js';
 
 export interface RenderedPage {
   csp: string;
@@ -52,6 +53,8 @@ export interface PageRendererOptions {
   timeoutMs: number;
   /** A thread that failed outside any page (it could not start, or it crashed). */
   onThreadError?: (error: unknown) => void;
+  /** Times each thread draws the warm-up samples once started (default 0). */
+  warmupRounds?: number;
 }
 
 const RENDER_THREAD_YOUNG_GENERATION_MB = 64;
@@ -64,13 +67,16 @@ function asBuffer(bytes: Uint8Array): Buffer {
 export type RenderJob =
   | { op: 'plan'; specText: string; meta: PageMeta }
   | { op: 'draw'; job: ChartJob }
+  /** Draws warm-up sample `sample` (see render-warmup.ts) and forgets it. */
+  | { op: 'warm'; sample: number }
   | { op: 'finish'; html: string; csp: string; charts: ChartPlan; drawings: ChartRender[] };
 
 export type RenderJobResult =
   /** A finished page (from `plan` when the page has no charts). */
   | { op: 'page'; page: RenderOutput }
   | { op: 'planned'; html: string; csp: string; charts: ChartPlan }
-  | { op: 'drawn'; drawing: ChartRender };
+  | { op: 'drawn'; drawing: ChartRender }
+  | { op: 'warmed' };
 
 function compressed(html: string, csp: string): RenderOutput {
   const body = Buffer.from(html, 'utf8');
@@ -93,6 +99,11 @@ export function runRenderJob(job: RenderJob): RenderJobResult {
     }
     case 'draw':
       return { op: 'drawn', drawing: drawChartJob(job.job) };
+    case 'warm': {
+      const sample = WARMUP_JOBS[job.sample];
+      if (sample) drawChartJob(sample);
+      return { op: 'warmed' };
+    }
     case 'finish':
       return { op: 'page', page: compressed(fillCharts(job.html, job.charts, job.drawings), job.csp) };
   }
@@ -117,6 +128,9 @@ export class PageRenderer {
   private readonly pool: ThreadPool<RenderJob, RenderJobResult> | undefined;
   /** Drawings by what they are drawn from, for every thread (a thread keeps nothing between jobs). */
   private readonly charts = new ChartCache();
+  private started = false;
+  /** Settles once the threads have drawn their warm-up samples (at once without threads or warm-up). */
+  warmedUp: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: PageRendererOptions) {
     this.pool =
@@ -196,11 +210,21 @@ export class PageRenderer {
   }
 
   /**
-   * Starts every render thread now. Loading ECharts takes a thread most of a second, which the first
-   * visitor of a page would otherwise wait for.
+   * Starts every render thread now, and has each draw the warm-up samples as background jobs (which
+   * give way to any page). Loading ECharts takes a thread most of a second, and its first drawings run
+   * at half speed: both would otherwise fall on the first visitors.
    */
   start(): void {
-    this.pool?.start();
+    if (!this.pool || this.started) return;
+    this.started = true;
+    this.pool.start();
+    const rounds = this.options.warmupRounds ?? 0;
+    const warmups: Array<Promise<unknown>> = [];
+    for (let round = 0; round < rounds * this.options.threads; round += 1) {
+      for (let sample = 0; sample < WARMUP_JOBS.length; sample += 1) warmups.push(this.pool.run({ op: 'warm', sample }, 'low'));
+    }
+    // A warm-up that fails (the server closing, a thread replaced) only leaves a thread colder.
+    this.warmedUp = Promise.allSettled(warmups).then(() => undefined);
   }
 
   /** True when a page could start drawing at once (never with threads: 0, which has no spare thread). */

@@ -73,7 +73,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const database = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await createTestDatabase();
   const adminToken = options.adminToken === null ? undefined : (options.adminToken ?? `svc_u_test_${randomBytes(12).toString('hex')}`);
   const config = loadConfig(
-    { ...options.env },
+    // Render threads warm up only where a test asks: dozens of test servers would spend seconds of CPU on it.
+    { SVC_RENDER_WARMUP_ROUNDS: '0', ...options.env },
     { port: 0, host: '127.0.0.1', dataDir, databaseUrl: database.url, adminToken, logLevel: 'error' },
   );
   const server = await startServer(config, { baseUrlExplicit: false });
