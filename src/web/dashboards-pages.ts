@@ -102,6 +102,9 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services): v
         refuseTimedOut(key, version);
         const stored = await findVersion(services.db, accountId, slug, version);
         if (!stored) throw notFound('dashboard', slug);
+        // Warming up costs seconds of CPU, spent only by a server whose pages people open: not by one
+        // that takes publishes (and pre-renders them) with nobody looking.
+        if (priority === 'visitor') renderer.warmUp();
         try {
           const page = await renderer.render(stored.spec, { version, updatedAt: stored.created_at, view }, priority);
           return cache.set(key, { etag: dashboardEtag(target, view), ...page });
@@ -140,9 +143,9 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services): v
       renderer.start();
       prerenderer.published(event);
     });
-    // A server with dashboards to show has its render threads loaded before the first visitor arrives.
+    // A server with dashboards to show has its render threads loaded and warm before the first visitor.
     app.addHook('onReady', async () => {
-      if (await anyDashboard(services.db)) renderer.start();
+      if (await anyDashboard(services.db)) renderer.warmUp();
     });
     app.addHook('onClose', async () => {
       unsubscribe();

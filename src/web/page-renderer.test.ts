@@ -73,7 +73,7 @@ describe('pages rendered on two render threads', () => {
   it('draws pages while its threads warm up, and finishes warming up', async () => {
     const warming = new PageRenderer({ threads: 2, timeoutMs: 20_000, warmupRounds: 1 });
     try {
-      warming.start();
+      warming.warmUp();
       const page = await warming.render(twice, META);
       expect(page.body.toString('utf8')).toBe(renderDashboardPage(twice, META).html);
       await warming.warmedUp;

@@ -128,7 +128,7 @@ export class PageRenderer {
   private readonly pool: ThreadPool<RenderJob, RenderJobResult> | undefined;
   /** Drawings by what they are drawn from, for every thread (a thread keeps nothing between jobs). */
   private readonly charts = new ChartCache();
-  private started = false;
+  private warming = false;
   /** Settles once the threads have drawn their warm-up samples (at once without threads or warm-up). */
   warmedUp: Promise<void> = Promise.resolve();
 
@@ -209,18 +209,22 @@ export class PageRenderer {
     }
   }
 
-  /**
-   * Starts every render thread now, and has each draw the warm-up samples as background jobs (which
-   * give way to any page). Loading ECharts takes a thread most of a second, and its first drawings run
-   * at half speed: both would otherwise fall on the first visitors.
-   */
+  /** Starts every render thread now: loading ECharts takes a thread most of a second. */
   start(): void {
-    if (!this.pool || this.started) return;
-    this.started = true;
+    this.pool?.start();
+  }
+
+  /**
+   * Starts the threads and has each draw the warm-up samples as background jobs, which give way to any
+   * page: a thread's first drawings run at half speed while V8 compiles ECharts, and that would
+   * otherwise fall on the first visitors. Once per renderer.
+   */
+  warmUp(): void {
+    if (!this.pool || this.warming) return;
+    this.warming = true;
     this.pool.start();
-    const rounds = this.options.warmupRounds ?? 0;
     const warmups: Array<Promise<unknown>> = [];
-    for (let round = 0; round < rounds * this.options.threads; round += 1) {
+    for (let round = 0; round < (this.options.warmupRounds ?? 0) * this.options.threads; round += 1) {
       for (let sample = 0; sample < WARMUP_JOBS.length; sample += 1) warmups.push(this.pool.run({ op: 'warm', sample }, 'low'));
     }
     // A warm-up that fails (the server closing, a thread replaced) only leaves a thread colder.
