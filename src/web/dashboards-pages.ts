@@ -139,10 +139,7 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services): v
         app.log.warn({ err: error, slug: target.slug, version: target.version }, 'pre-rendering a dashboard failed');
       },
     });
-    const unsubscribe = services.events.on('dashboard.published', (event) => {
-      renderer.start();
-      prerenderer.published(event);
-    });
+    const unsubscribe = services.events.on('dashboard.published', (event) => prerenderer.published(event));
     // A server with dashboards to show has its render threads loaded and warm before the first visitor.
     app.addHook('onReady', async () => {
       if (await anyDashboard(services.db)) renderer.warmUp();
