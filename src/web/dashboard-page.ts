@@ -2,9 +2,8 @@
  * The HTML of one dashboard version, from its stored spec text. A pure function of its input, so it can
  * run on a render thread (see page-renderer.ts) as well as in the request's own thread.
  */
-import { chartCache } from '../dashboards/render/chart-cache.js';
-import { drawChartJobs } from '../dashboards/render/chart-drawing.js';
-import { fillCharts, type ChartPlan } from '../dashboards/render/chart-slots.js';
+import { fillChartsDrawnHere } from '../dashboards/render/chart-drawing.js';
+import type { ChartPlan } from '../dashboards/render/chart-slots.js';
 import { planDashboard } from '../dashboards/render/render-dashboard.js';
 import { escapeAttr } from '../dashboards/render/escape.js';
 import type { DashboardSpec } from '../dashboards/spec-schema.js';
@@ -55,5 +54,5 @@ export function planDashboardPage(specText: string, meta: PageMeta): PlannedPage
 /** The page of one dashboard version, its charts drawn in this thread. */
 export function renderDashboardPage(specText: string, meta: PageMeta): RenderedPage {
   const { charts, html, csp } = planDashboardPage(specText, meta);
-  return { html: fillCharts(html, charts, drawChartJobs(charts.jobs, chartCache)), csp };
+  return { html: fillChartsDrawnHere(html, charts), csp };
 }

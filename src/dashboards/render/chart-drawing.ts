@@ -4,9 +4,10 @@
  * of the page, so the page renderer can spread them over its render threads (see page-renderer.ts).
  */
 import type { ChartBlock, GaugeBlock, HeatmapBlock } from '../spec-schema.js';
-import { ChartCache } from './chart-cache.js';
+import { ChartCache, chartCache } from './chart-cache.js';
 import { chartOption, gaugeOption, heatmapOption } from './chart-options.js';
 import { renderEChartsSvg, type ChartRender } from './echarts-ssr.js';
+import { fillCharts, type ChartPlan } from './chart-slots.js';
 import { mergeOption } from './merge-option.js';
 
 interface JobSize {
@@ -42,13 +43,17 @@ export function drawChartJob(job: ChartFigureJob): ChartRender {
   return renderEChartsSvg(jobOption(job), { width: job.width, height: job.height });
 }
 
-/** Draws jobs in this thread, taking what `cache` already holds (drawings, never failures). */
-export function drawChartJobs(jobs: readonly ChartJob[], cache: ChartCache): ChartRender[] {
-  return jobs.map((job) => {
-    const cached = cache.get(job.key);
+/**
+ * `html` with the drawings `plan` lists made in this thread, taking what the process's chart cache
+ * already holds (drawings, never failures).
+ */
+export function fillChartsDrawnHere(html: string, plan: ChartPlan): string {
+  const drawings = plan.jobs.map((job): ChartRender => {
+    const cached = chartCache.get(job.key);
     if (cached !== undefined) return { ok: true, svg: cached };
     const drawn = drawChartJob(job);
-    if (drawn.ok) cache.set(job.key, drawn.svg);
+    if (drawn.ok) chartCache.set(job.key, drawn.svg);
     return drawn;
   });
+  return fillCharts(html, plan, drawings);
 }

@@ -4,9 +4,8 @@
  */
 import type { Block, DashboardSpec, Section } from '../spec-schema.js';
 import { placementStyle, widthShare } from './block-frame.js';
-import { chartCache } from './chart-cache.js';
-import { drawChartJobs } from './chart-drawing.js';
-import { fillCharts, type ChartPlan } from './chart-slots.js';
+import { fillChartsDrawnHere } from './chart-drawing.js';
+import type { ChartPlan } from './chart-slots.js';
 import { escapeAttr, escapeHtml, escapeScalar } from './escape.js';
 import { RenderContext } from './render-context.js';
 import { renderBlock } from './render-block.js';
@@ -215,5 +214,5 @@ export function planDashboard(spec: DashboardSpec, meta: DashboardMeta): Planned
 /** The dashboard with its charts drawn in this thread (cached in the process's chart cache). */
 export function renderDashboard(spec: DashboardSpec, meta: DashboardMeta): RenderedDashboard {
   const { charts, ...planned } = planDashboard(spec, meta);
-  return { ...planned, html: fillCharts(planned.html, charts, drawChartJobs(charts.jobs, chartCache)) };
+  return { ...planned, html: fillChartsDrawnHere(planned.html, charts) };
 }
