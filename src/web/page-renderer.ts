@@ -17,7 +17,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { ChartCache } from '../dashboards/render/chart-cache.js';
-import { drawChartJob, type ChartJob } from '../dashboards/render/chart-drawing.js';
+import { drawChartJob, estimatedDrawCost, type ChartJob } from '../dashboards/render/chart-drawing.js';
 import { fillCharts, type ChartPlan } from '../dashboards/render/chart-slots.js';
 import type { ChartRender } from '../dashboards/render/echarts-ssr.js';
 import { AppError } from '../errors.js';
@@ -165,7 +165,8 @@ export class PageRenderer {
   }
 
   /**
-   * The drawings a page needs, from the cache or drawn across the threads. A page keeps at most one
+   * The drawings a page needs, from the cache or drawn across the threads, longest first so that the
+   * threads finish together. A page keeps at most one
    * drawing per thread under way, so pages opened together share the threads instead of the later one
    * waiting for all of the earlier one's charts.
    */
@@ -177,6 +178,8 @@ export class PageRenderer {
       if (svg === undefined) missing.push(index);
       else drawings[index] = { ok: true, svg };
     });
+    const costs = jobs.map(estimatedDrawCost);
+    missing.sort((a, b) => (costs[b] ?? 0) - (costs[a] ?? 0));
     let next = 0;
     const drawNext = async (): Promise<void> => {
       for (let index = missing[next++]; index !== undefined; index = missing[next++]) {
