@@ -71,6 +71,14 @@ describe('charts with every shape of data', () => {
     expect(html).not.toContain('<svg');
   });
 
+  it.each([
+    ['bar series on a pie, which has no axes', { kind: 'pie', option: { series: [{ type: 'bar' }] } }, 'xAxis &quot;0&quot; not found'],
+    ['a custom series with no renderItem function', { kind: 'line', option: { series: [{ type: 'custom', renderItem: 'x' }] } }, 'renderItem is not a function'],
+  ] as const)('passes on what ECharts says of an option it refuses: %s', (_name, fields, reason) => {
+    const html = renderChart({ type: 'chart', series: [{ name: 'a', data: [1, 2] }], ...fields } as ChartBlock);
+    expect(html).toContain(`<p>This chart could not be drawn: ${reason}</p>`);
+  });
+
   it('describes a pie with no values, and shares of the positive values only', () => {
     expect(renderChart({ type: 'chart', kind: 'pie', series: [{ name: 'a', data: [] }] })).toContain('Pie chart of a with no values.');
     expect(renderChart({ type: 'chart', kind: 'pie', series: [{ name: 'a', data: [-3, 7, 0.5] }] })).toContain('Pie chart of a: Item 1 -3, Item 2 7 (93%), Item 3 0.5 (7%).');
