@@ -166,9 +166,8 @@ export class PageRenderer {
 
   /**
    * The drawings a page needs, from the cache or drawn across the threads, longest first so that the
-   * threads finish together. A page keeps at most one
-   * drawing per thread under way, so pages opened together share the threads instead of the later one
-   * waiting for all of the earlier one's charts.
+   * threads finish together. A page keeps at most one drawing per thread under way, so pages opened
+   * together share the threads instead of the later one waiting for all of the earlier one's charts.
    */
   private async draw(pool: ThreadPool<RenderJob, RenderJobResult>, jobs: readonly ChartJob[], priority: JobPriority, deadline: number): Promise<ChartRender[]> {
     const drawings: ChartRender[] = [];
