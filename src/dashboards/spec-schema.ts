@@ -15,6 +15,9 @@
 import { Type, type Static, type TProperties, type TSchema } from 'typebox';
 
 /** The block kinds, in the order spec 1 lists them. */
+/** The kinds of the `chart` block (spec 1, block 9). */
+export const CHART_KINDS = ['bar', 'barStacked', 'barHorizontal', 'line', 'area', 'pie', 'donut', 'scatter', 'radar', 'funnel'] as const;
+
 export const BLOCK_KINDS = [
   'banner',
   'stat',
@@ -292,9 +295,7 @@ export const blockSchemas = {
   }),
 
   chart: block('chart', {
-    kind: Optional(
-      Type.Enum(['bar', 'barStacked', 'barHorizontal', 'line', 'area', 'pie', 'donut', 'scatter', 'radar', 'funnel']),
-    ),
+    kind: Optional(Type.Enum([...CHART_KINDS])),
     categories: Optional(Type.Array(Type.String())),
     series: Optional(
       Type.Array(

@@ -6,11 +6,10 @@
  * that cost before the first visitor does.
  */
 import type { ChartFigureJob } from '../dashboards/render/chart-drawing.js';
-import type { ChartBlock } from '../dashboards/spec-schema.js';
+import { CHART_KINDS, type ChartBlock } from '../dashboards/spec-schema.js';
 
 const DAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 const HOURS = Array.from({ length: 24 }, (_, hour) => `${hour}h`);
-const KINDS = ['bar', 'barStacked', 'barHorizontal', 'line', 'area', 'pie', 'donut', 'scatter', 'radar', 'funnel'] as const;
 
 function sampleChart(kind: ChartBlock['kind']): ChartBlock {
   return {
@@ -29,7 +28,7 @@ function sampleChart(kind: ChartBlock['kind']): ChartBlock {
 
 /** The sample drawings, in the order a thread draws them. */
 export const WARMUP_JOBS: readonly ChartFigureJob[] = [
-  ...KINDS.flatMap((kind) => [562, 320].map((width): ChartFigureJob => ({ figure: 'chart', block: sampleChart(kind), width, height: 260 }))),
+  ...CHART_KINDS.flatMap((kind) => [562, 320].map((width): ChartFigureJob => ({ figure: 'chart', block: sampleChart(kind), width, height: 260 }))),
   ...[1178, 320].map(
     (width): ChartFigureJob => ({
       figure: 'heatmap',

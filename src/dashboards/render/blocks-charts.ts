@@ -4,7 +4,7 @@
  * Each chart is an image with an accessible name, a one-paragraph summary, and its data as a table.
  */
 import type { ChartBlock, GaugeBlock, HeatmapBlock } from '../spec-schema.js';
-import { categoryNames, chartKind, gaugeBounds, heatmapRange, tooMuchToDraw, type ChartKind } from './chart-options.js';
+import { categoryNames, chartKind, drawsSlices, gaugeBounds, heatmapRange, tooMuchToDraw, type ChartKind } from './chart-options.js';
 import { chartJob, type ChartFigureJob } from './chart-drawing.js';
 import { chartError } from './chart-slots.js';
 import { escapeAttr, escapeHtml, formatNumber, formatPercent } from './escape.js';
@@ -97,7 +97,7 @@ function chartSummary(block: ChartBlock, kind: ChartKind): string {
   const categories = block.categories ?? [];
   const intro = KIND_NAMES[kind];
   if (series.length === 0) return `${intro} with no data.`;
-  if (kind === 'pie' || kind === 'donut' || kind === 'funnel') {
+  if (drawsSlices(kind)) {
     const data = series[0]?.data ?? [];
     if (data.length === 0) return `${intro} of ${series[0]?.name ?? 'values'} with no values.`;
     // Shares are of the positive values: a negative value is no slice of the whole.

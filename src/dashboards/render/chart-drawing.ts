@@ -5,7 +5,7 @@
  */
 import type { ChartBlock, GaugeBlock, HeatmapBlock } from '../spec-schema.js';
 import { ChartCache, chartCache } from './chart-cache.js';
-import { chartOption, gaugeOption, heatmapOption } from './chart-options.js';
+import { chartKind, chartOption, drawsSlices, gaugeOption, heatmapOption } from './chart-options.js';
 import { renderEChartsSvg, type ChartRender } from './echarts-ssr.js';
 import { fillCharts, type ChartPlan } from './chart-slots.js';
 import { mergeOption } from './merge-option.js';
@@ -39,10 +39,9 @@ function jobOption(job: ChartFigureJob): Record<string, unknown> {
   }
 }
 
-/** Rough milliseconds on a warm thread for a drawing with axes, and for one without (pie, gauge…). */
+/** Rough milliseconds on a warm thread for a drawing with axes, and for one without (slices, a gauge). */
 const AXES_COST = 6;
 const ROUND_COST = 4;
-const ROUND_KINDS = new Set(['pie', 'donut', 'funnel']);
 
 /**
  * A rough guess of how long a drawing takes, only to order a page's drawings longest first: the
@@ -58,7 +57,7 @@ export function estimatedDrawCost(job: ChartFigureJob): number {
       return (AXES_COST + 0.08 * job.block.values.reduce((cells, row) => cells + row.length, 0)) * widthFactor;
     case 'chart': {
       const points = (job.block.series ?? []).reduce((count, series) => count + series.data.length, 0);
-      return ((ROUND_KINDS.has(job.block.kind ?? 'bar') ? ROUND_COST : AXES_COST) + 0.05 * points) * widthFactor;
+      return ((drawsSlices(chartKind(job.block)) ? ROUND_COST : AXES_COST) + 0.05 * points) * widthFactor;
     }
   }
 }

@@ -147,6 +147,11 @@ function chartKindOf(block: ChartBlock): ChartKind {
   return block.kind ?? 'bar';
 }
 
+/** Pie, donut and funnel draw the first series' values as slices, with no axes. */
+export function drawsSlices(kind: ChartKind): boolean {
+  return kind === 'pie' || kind === 'donut' || kind === 'funnel';
+}
+
 /** Category names for kinds that plot one value per category (pie, donut, funnel). */
 function sliceNames(block: ChartBlock, count: number): string[] {
   return Array.from({ length: count }, (_, index) => block.categories?.[index] ?? `Item ${index + 1}`);
@@ -362,7 +367,7 @@ export function categoryNames(block: ChartBlock): string[] {
 /** Why this chart is too much to draw in the time a page has, or null. Pies group their small slices instead. */
 export function tooMuchToDraw(block: ChartBlock): string | null {
   const kind = chartKindOf(block);
-  if (kind === 'pie' || kind === 'donut' || kind === 'funnel') return null;
+  if (drawsSlices(kind)) return null;
   const series = block.series ?? [];
   if (series.length > MAX_SERIES) return `it has ${formatNumber(series.length)} series, and a chart draws at most ${MAX_SERIES}`;
   let drawn = 0;
