@@ -163,9 +163,9 @@ export async function runRenderBench(): Promise<Record<string, unknown>> {
       }
       return samples;
     };
-    // On a server started a moment ago: its render threads start, and warm up, on the first publish.
+    // On a server started a moment ago: its render threads start, and warm up, on the first visit.
     const samples = await visitsRightAfterPublish(5);
-    // Once the render threads have warmed up (about 4 s of background drawing after the first publish).
+    // Once the render threads have warmed up (a few seconds of background drawing after the first visit).
     await new Promise((resolve) => setTimeout(resolve, 8000));
     const warmSamples = await visitsRightAfterPublish(5);
     // A person following the link a second after the agent published: the page was drawn in between.
