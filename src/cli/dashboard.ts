@@ -15,6 +15,12 @@ interface PublishResult {
   created: boolean;
 }
 
+interface CheckResult {
+  slug: string;
+  charts: number;
+  problems: Array<{ path: string; message: string }>;
+}
+
 interface DashboardSummary {
   slug: string;
   title: string;
@@ -65,16 +71,63 @@ async function readInput(file: string, deps: CliDeps): Promise<string> {
 export interface PublishOptions {
   ifMatch?: number;
   json?: boolean;
+  check?: boolean;
 }
 
-export async function runDashboardPublish(file: string, options: PublishOptions, deps: CliDeps): Promise<void> {
+async function readJsonInput(file: string, deps: CliDeps): Promise<string> {
   const text = await readInput(file, deps);
   try {
     JSON.parse(text);
   } catch (error) {
     throw new CliError(`${file === '-' ? 'standard input' : file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
+  return text;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** `chart "Deploys per day"` for `/sections/1/blocks/3` of the spec, so a person finds the block by eye. */
+function blockLabel(spec: unknown, path: string): string {
+  const match = /^\/sections\/(\d+)\/blocks\/(\d+)$/.exec(path);
+  if (!match) return '';
+  const sections = (spec as { sections?: Array<{ blocks?: Array<{ type?: unknown; title?: unknown }> }> }).sections;
+  const block = sections?.[Number(match[1])]?.blocks?.[Number(match[2])];
+  if (!block || typeof block.type !== 'string') return '';
+  return typeof block.title === 'string' && block.title ? ` (${block.type} ${JSON.stringify(block.title)})` : ` (${block.type})`;
+}
+
+/** The check's problems as a failure: one line per problem, by JSON pointer. */
+function checkFailure(result: CheckResult, specText: string, verdict: string): CliError {
+  const spec: unknown = JSON.parse(specText);
+  return new CliError(
+    `${result.slug}: ${plural(result.problems.length, 'problem')} ${verdict}; fix ${result.problems.length === 1 ? 'it' : 'them'} and run the command again.`,
+    1,
+    result.problems.map((problem) => `  ${problem.path}${blockLabel(spec, problem.path)}: ${problem.message}`),
+  );
+}
+
+export async function runDashboardCheck(file: string, options: { json?: boolean }, deps: CliDeps): Promise<void> {
+  const text = await readJsonInput(file, deps);
   const client = new ApiClient(resolveCredentials(deps));
+  const { body } = await client.request<CheckResult>('POST', '/api/dashboards/check', { rawJson: text });
+  if (options.json) {
+    printJson(deps, body);
+    if (body.problems.length > 0) throw new CliError(`${body.slug}: ${plural(body.problems.length, 'problem')} found.`);
+    return;
+  }
+  if (body.problems.length > 0) throw checkFailure(body, text, 'found (nothing was published)');
+  deps.stderr.write(`${body.slug}: valid, ${plural(body.charts, 'chart')} drawn, no problems.\n`);
+}
+
+export async function runDashboardPublish(file: string, options: PublishOptions, deps: CliDeps): Promise<void> {
+  const text = await readJsonInput(file, deps);
+  const client = new ApiClient(resolveCredentials(deps));
+  if (options.check) {
+    const { body: checked } = await client.request<CheckResult>('POST', '/api/dashboards/check', { rawJson: text });
+    if (checked.problems.length > 0) throw checkFailure(checked, text, 'found, so it was not published');
+  }
   const headers: Record<string, string> = options.ifMatch !== undefined ? { 'if-match': `"${options.ifMatch}"` } : {};
   const { body } = await client.request<PublishResult>('POST', '/api/dashboards', { rawJson: text, headers });
   if (options.json) return printJson(deps, body);
@@ -132,7 +185,13 @@ export function registerDashboard(program: Command, deps: () => CliDeps): void {
     .description('publish a dashboard spec from a JSON file, or - for standard input (creates or replaces by slug)')
     .option('--if-match <version>', 'only replace if the stored version is this one', parseIntegerOption('--if-match', 1, MAX_VERSION))
     .option('--json', 'print the result as JSON')
+    .option('--check', 'check it first (as svc dashboard check) and publish only if the page has no problems')
     .action((file: string, options: PublishOptions) => runDashboardPublish(file, options, deps()));
+  dashboard
+    .command('check <file>')
+    .description('validate a dashboard spec and draw its charts without publishing; exits 1 listing each problem by JSON pointer')
+    .option('--json', 'print the result as JSON')
+    .action((file: string, options: { json?: boolean }) => runDashboardCheck(file, options, deps()));
   dashboard
     .command('ls')
     .description('list dashboards')

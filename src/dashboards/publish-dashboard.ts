@@ -5,6 +5,7 @@ import { nowIso } from '../db/values.js';
 import { AppError } from '../errors.js';
 import { withoutByteOrderMark } from '../json-document.js';
 import { dashboardUrl, requirePublish } from './access.js';
+import { requireValidSpec } from './require-valid-spec.js';
 import { findHeader, insertHeader, insertVersion, takeNextVersion, type DashboardKey, type HeaderColumns, type VersionStamp } from './store.js';
 
 export interface PublishInput {
@@ -29,17 +30,7 @@ export interface PublishResult {
  */
 export async function publishDashboard(ctx: ActorContext, input: PublishInput): Promise<PublishResult> {
   requirePublish(ctx, 'publish dashboards');
-  const check = await ctx.specChecker.check(input.body);
-  if (check.kind === 'unreadable') throw new AppError('BAD_REQUEST', check.message);
-  if (check.kind === 'invalid') {
-    const first = check.issues[0];
-    throw new AppError(
-      'DASHBOARD_INVALID',
-      `The dashboard spec has ${check.total} problem${check.total === 1 ? '' : 's'}${first ? `; the first is ${first.path || '(document)'}: ${first.message}` : ''} Fix every entry in issues and publish again.`,
-      { issues: check.issues, total: check.total },
-    );
-  }
-  const spec = check.summary;
+  const spec = await requireValidSpec(ctx, input.body, 'publish');
   const specText = withoutByteOrderMark(input.body).toString('utf8');
   const accountId = ctx.actor.accountId;
   const now = nowIso();

@@ -5,6 +5,7 @@ import type { Services } from '../context.js';
 import { AppError } from '../errors.js';
 import { authenticate } from '../server/authenticate.js';
 import { errorResponses } from '../server/http-schemas.js';
+import { checkDashboard, type DashboardDrawer } from './check-dashboard.js';
 import { publishDashboard } from './publish-dashboard.js';
 import { getDashboard, getDashboardVersions, listDashboards, removeDashboard, type DashboardDocument } from './read-dashboards.js';
 import { dashboardSpecSchema } from './spec-schema.js';
@@ -71,17 +72,31 @@ function parseVersion(text: string): number {
   return n;
 }
 
-export function dashboardRoutes(app: FastifyInstance, services: Services): void {
+const IssueObject = Type.Object({ path: Type.String({ description: 'JSON pointer of the block, e.g. /sections/1/blocks/3' }), message: Type.String() });
+
+const CheckResultObject = Type.Object({
+  slug: Type.String(),
+  charts: Type.Integer({ description: 'Blocks drawn as charts (chart, heatmap, gauge)' }),
+  problems: Type.Array(IssueObject, { description: 'What the page would show differently from the spec; empty when none' }),
+});
+
+/** A dashboard spec as the body (publish, check): taken as bytes, up to 16 MiB. */
+const SPEC_BODY = {
+  bodyLimit: DASHBOARD_BODY_LIMIT,
+  // Parsed and validated by the dashboards domain, on a worker thread when large.
+  config: { jsonBodyAsBytes: true },
+  // The spec is validated by the dashboards domain, which reports every violation as DASHBOARD_INVALID.
+  validatorCompiler: () => (value: unknown) => ({ value }),
+};
+
+/** `drawer` lays out and draws a spec's page for the check (the app's page renderer). */
+export function dashboardRoutes(app: FastifyInstance, services: Services, drawer: DashboardDrawer): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
   api.post(
     '/api/dashboards',
     {
-      bodyLimit: DASHBOARD_BODY_LIMIT,
-      // Parsed and validated by the dashboards domain, on a worker thread when large.
-      config: { jsonBodyAsBytes: true },
-      // The spec is validated by the dashboards domain, which reports every violation as DASHBOARD_INVALID.
-      validatorCompiler: () => (value: unknown) => ({ value }),
+      ...SPEC_BODY,
       schema: {
         tags,
         summary: 'Publish a dashboard: creates it (201) or replaces the one with the same slug (200)',
@@ -97,6 +112,23 @@ export function dashboardRoutes(app: FastifyInstance, services: Services): void 
         expectedVersion: parseIfMatch(request.headers['if-match']),
       });
       return reply.code(result.created ? 201 : 200).header('etag', `"${result.version}"`).header('location', result.url).send(result);
+    },
+  );
+
+  api.post(
+    '/api/dashboards/check',
+    {
+      ...SPEC_BODY,
+      schema: {
+        tags,
+        summary: 'Check a dashboard without publishing it: validates the spec (422 as a publish would), draws its charts and lists what the page would show differently from the spec',
+        body: dashboardSpecSchema,
+        response: { 200: CheckResultObject, ...errorResponses(400, 401, 403, 413, 422, 503) },
+      },
+    },
+    async (request) => {
+      const ctx = await authenticate(services, request);
+      return checkDashboard(ctx, request.body as unknown as Buffer, drawer);
     },
   );
 

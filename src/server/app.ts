@@ -7,6 +7,7 @@ import { userRoutes } from '../accounts/routes/users.js';
 import type { Services } from '../context.js';
 import { changeRequestRoutes } from '../changes/routes.js';
 import { dashboardRoutes } from '../dashboards/routes.js';
+import { PageRenderer } from '../web/page-renderer.js';
 import { webRoutes } from '../web/routes.js';
 import { gitHttpRoutes } from '../git/http-routes.js';
 import { authenticateRequests } from './authenticate.js';
@@ -43,6 +44,15 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   registerErrorHandling(app);
   registerJsonBodyParser(app);
 
+  // Shared by the dashboard pages and the dashboard check (which draws a spec's charts before publishing).
+  const renderer = new PageRenderer({
+    threads: services.config.renderThreads,
+    timeoutMs: services.config.renderTimeoutMs,
+    warmupRounds: services.config.renderWarmupRounds,
+    onThreadError: (error) => app.log.error({ err: error }, 'a render thread failed'),
+  });
+  app.addHook('onClose', async () => renderer.close());
+
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -68,7 +78,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     secretRoutes(scope, services);
     tokenRoutes(scope, services);
     userRoutes(scope, services);
-    dashboardRoutes(scope, services);
+    dashboardRoutes(scope, services, renderer);
     changeRequestRoutes(scope, services);
   });
   // Its own scope: the git host streams bodies through its own parsers and answers git clients in text.
@@ -76,7 +86,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     gitHttpRoutes(scope, services);
   });
   // Its own scope: the web UI parses forms and cookies and answers with HTML pages, errors included.
-  app.register(async (scope) => webRoutes(scope, services));
+  app.register(async (scope) => webRoutes(scope, services, renderer));
 
   return app;
 }

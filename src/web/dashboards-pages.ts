@@ -17,7 +17,7 @@ import type { View } from './dashboard-page.js';
 import { acceptsGzip, etagMatches } from './http-helpers.js';
 import { renderPage } from './layout.js';
 import { PageCache, type CachedPage } from './page-cache.js';
-import { PageRenderer, type RenderPriority } from './page-renderer.js';
+import type { PageRenderer, RenderPriority } from './page-renderer.js';
 import { Prerenderer } from './prerender.js';
 import { pageHeaders, sendPage } from './send-page.js';
 import { redirectToLogin, webActor } from './web-auth.js';
@@ -61,14 +61,9 @@ async function requireActor(services: Services, request: FastifyRequest, reply: 
   return ctx;
 }
 
-export function dashboardPageRoutes(app: FastifyInstance, services: Services): void {
+/** `renderer` belongs to the app, which closes it (the dashboard check draws with it too). */
+export function dashboardPageRoutes(app: FastifyInstance, services: Services, renderer: PageRenderer): void {
   const cache = new PageCache(PAGE_CACHE_BYTES);
-  const renderer = new PageRenderer({
-    threads: services.config.renderThreads,
-    timeoutMs: services.config.renderTimeoutMs,
-    warmupRounds: services.config.renderWarmupRounds,
-    onThreadError: (error) => app.log.error({ err: error }, 'a render thread failed'),
-  });
   /** Renders under way, so two visitors (or a visitor and a pre-render) of one new version share one. */
   const rendering = new Map<string, Promise<CachedPage>>();
   /**
@@ -149,7 +144,6 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services): v
       prerenderer.close();
     });
   }
-  app.addHook('onClose', async () => renderer.close());
 
   app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/d', 302));
 

@@ -17,10 +17,13 @@
  */
 import { gzipSync } from 'node:zlib';
 import { ChartCache } from '../dashboards/render/chart-cache.js';
+import type { DashboardDrawer, DrawingCheck } from '../dashboards/check-dashboard.js';
 import { drawChartJob, estimatedDrawCost, type ChartJob } from '../dashboards/render/chart-drawing.js';
-import { fillCharts, type ChartPlan } from '../dashboards/render/chart-slots.js';
+import { chartBlockCount, drawingProblems, fillCharts, type ChartPlan } from '../dashboards/render/chart-slots.js';
 import type { ChartRender } from '../dashboards/render/echarts-ssr.js';
-import { AppError } from '../errors.js';
+import { planDashboard } from '../dashboards/render/render-dashboard.js';
+import type { DashboardSpec } from '../dashboards/spec-schema.js';
+import { AppError, type Issue } from '../errors.js';
 import { ThreadPool, type JobPriority } from '../thread-pool.js';
 import { planDashboardPage, renderDashboardPage, type PageMeta } from './dashboard-page.js';
 import { WARMUP_JOBS } from './render-warmup.js';
@@ -66,6 +69,8 @@ function asBuffer(bytes: Uint8Array): Buffer {
 /** What a render thread is asked to do (see the file comment). */
 export type RenderJob =
   | { op: 'plan'; specText: string; meta: PageMeta }
+  /** Lays a page out only to list its drawings and the problems found on the way (a check, not a page). */
+  | { op: 'survey'; specText: string }
   | { op: 'draw'; job: ChartJob }
   /** Draws warm-up sample `sample` (see render-warmup.ts) and forgets it. */
   | { op: 'warm'; sample: number }
@@ -75,6 +80,7 @@ export type RenderJobResult =
   /** A finished page (from `plan` when the page has no charts). */
   | { op: 'page'; page: RenderOutput }
   | { op: 'planned'; html: string; csp: string; charts: ChartPlan }
+  | { op: 'surveyed'; charts: ChartPlan; problems: Issue[] }
   | { op: 'drawn'; drawing: ChartRender }
   | { op: 'warmed' };
 
@@ -96,6 +102,10 @@ export function runRenderJob(job: RenderJob): RenderJobResult {
       const planned = planDashboardPage(job.specText, job.meta);
       if (planned.charts.jobs.length === 0) return { op: 'page', page: compressed(planned.html, planned.csp) };
       return { op: 'planned', ...planned };
+    }
+    case 'survey': {
+      const { charts, problems } = planDashboard(JSON.parse(job.specText) as DashboardSpec, { version: 1, updatedAt: new Date().toISOString() });
+      return { op: 'surveyed', charts, problems };
     }
     case 'draw':
       return { op: 'drawn', drawing: drawChartJob(job.job) };
@@ -124,7 +134,19 @@ function unexpected(result: RenderJobResult, wanted: string): Error {
   return new Error(`a render thread answered ${result.op} to a ${wanted} job`);
 }
 
-export class PageRenderer {
+/** `/sections/2/blocks/10` after `/sections/2/blocks/9`: problems in the order of the page. */
+function byPosition(a: Issue, b: Issue): number {
+  const numbers = (path: string): number[] => path.split('/').filter((part) => /^\d+$/.test(part)).map(Number);
+  const left = numbers(a.path);
+  const right = numbers(b.path);
+  for (let index = 0; index < Math.max(left.length, right.length); index += 1) {
+    const difference = (left[index] ?? -1) - (right[index] ?? -1);
+    if (difference !== 0) return difference;
+  }
+  return 0;
+}
+
+export class PageRenderer implements DashboardDrawer {
   private readonly pool: ThreadPool<RenderJob, RenderJobResult> | undefined;
   /** Drawings by what they are drawn from, for every thread (a thread keeps nothing between jobs). */
   private readonly charts = new ChartCache();
@@ -162,6 +184,23 @@ export class PageRenderer {
     const finished = await pool.run({ op: 'finish', html: planned.html, csp: planned.csp, charts: planned.charts, drawings }, priority);
     if (finished.op !== 'page') throw unexpected(finished, 'finish');
     return finished.page;
+  }
+
+  /**
+   * What a dashboard's page would show differently from its spec, without making the page: its
+   * drawings are made (and cached, for the page once it is published) as a visitor's would be.
+   */
+  async checkDrawings(specText: string): Promise<DrawingCheck> {
+    const surveyed = this.pool ? await this.pool.run({ op: 'survey', specText }, 'high') : runRenderJob({ op: 'survey', specText });
+    if (surveyed.op !== 'surveyed') throw unexpected(surveyed, 'survey');
+    const { charts, problems } = surveyed;
+    const drawings = this.pool
+      ? await this.draw(this.pool, charts.jobs, 'high', performance.now() + this.options.timeoutMs)
+      : charts.jobs.map((job) => {
+          const svg = this.charts.get(job.key);
+          return svg === undefined ? drawChartJob(job) : { ok: true as const, svg };
+        });
+    return { charts: chartBlockCount(charts), problems: [...problems, ...drawingProblems(charts, drawings)].sort(byPosition) };
   }
 
   /**

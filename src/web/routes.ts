@@ -10,6 +10,7 @@ import type { Services } from '../context.js';
 import { toAppError } from '../server/error-handler.js';
 import { assetRoutes } from './assets.js';
 import { dashboardPageRoutes } from './dashboards-pages.js';
+import type { PageRenderer } from './page-renderer.js';
 import { renderErrorPage } from './error-page.js';
 import { loginRoutes } from './login.js';
 import { sendPage } from './send-page.js';
@@ -17,7 +18,7 @@ import { sendPage } from './send-page.js';
 /** Sign-in forms are a few fields; anything larger is not one. */
 const FORM_BODY_LIMIT = 16 * 1024;
 
-export async function webRoutes(scope: FastifyInstance, services: Services): Promise<void> {
+export async function webRoutes(scope: FastifyInstance, services: Services, renderer: PageRenderer): Promise<void> {
   await scope.register(cookie);
   await scope.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
 
@@ -30,5 +31,5 @@ export async function webRoutes(scope: FastifyInstance, services: Services): Pro
 
   assetRoutes(scope);
   loginRoutes(scope, services);
-  dashboardPageRoutes(scope, services);
+  dashboardPageRoutes(scope, services, renderer);
 }

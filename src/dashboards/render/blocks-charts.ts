@@ -52,10 +52,11 @@ function withUnit(value: number | null, unit: string | undefined): string {
 
 function drawing(figure: ChartFigure, width: number, variant: string, context: RenderContext): string {
   if (figure.refusal) return chartError(figure.refusal, variant, figure.height);
-  return context.charts.place(chartJob(figure.jobAt(width)), variant, figure.height);
+  return context.charts.place(chartJob(figure.jobAt(width)), variant, figure.height, context.blockPath);
 }
 
 function renderFigure(figure: ChartFigure, context: RenderContext): string {
+  if (figure.refusal) context.noteProblem(`This chart is not drawn: ${figure.refusal}.`);
   const wide = Math.round(Math.max(260, Math.min(1200, context.placement.contentWidth)));
   const summaryId = context.nextId('chart-summary');
   const variants = [drawing(figure, wide, 'v-wide', context)];

@@ -79,6 +79,11 @@ export function renderHtmlBlock(block: HtmlBlock, context: RenderContext): strin
   for (const hash of inlineScriptHashes(block.html)) if (!context.allowFrameScript(hash)) refused += 1;
   const height = block.height ?? 240;
   const title = block.title ?? 'Embedded content';
+  if (refused > 0) {
+    context.noteProblem(
+      `${formatNumber(refused)} inline ${refused === 1 ? 'script' : 'scripts'} of this html block will not run: a page runs at most ${MAX_FRAME_SCRIPTS} different inline scripts across its html blocks. Merge scripts into fewer <script> elements.`,
+    );
+  }
   const note =
     refused > 0
       ? `<p class="html-note">${formatNumber(refused)} ${refused === 1 ? 'script' : 'scripts'} of this block did not run: a page runs at most ${MAX_FRAME_SCRIPTS} different inline scripts.</p>`

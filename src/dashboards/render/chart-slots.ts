@@ -8,6 +8,7 @@
  * can write a comment, let alone guess the nonce.
  */
 import { randomBytes } from 'node:crypto';
+import type { Issue } from '../../errors.js';
 import type { ChartJob } from './chart-drawing.js';
 import type { ChartRender } from './echarts-ssr.js';
 import { escapeHtml } from './escape.js';
@@ -20,6 +21,8 @@ export interface ChartSlot {
   height: number;
   /** The drawing's own ids (clip paths, gradients) become `${idBase}-1`, `${idBase}-2`, … */
   idBase: string;
+  /** The JSON pointer of the block the drawing belongs to, for reporting a drawing that failed. */
+  path: string;
 }
 
 /** Drawings a laid-out page waits for. Plain data, so it can travel between threads. */
@@ -42,13 +45,13 @@ export class ChartSlots {
   constructor(private readonly mintIdBase: () => string) {}
 
   /** The marker to put where the drawing goes. */
-  place(job: ChartJob, variant: string, height: number): string {
+  place(job: ChartJob, variant: string, height: number, path: string): string {
     let index = this.jobIndex.get(job.key);
     if (index === undefined) {
       index = this.jobs.push(job) - 1;
       this.jobIndex.set(job.key, index);
     }
-    const slot = this.slots.push({ job: index, variant, height, idBase: this.mintIdBase() }) - 1;
+    const slot = this.slots.push({ job: index, variant, height, idBase: this.mintIdBase(), path }) - 1;
     return `<!--svc-chart ${this.nonce} ${slot}-->`;
   }
 
@@ -89,4 +92,32 @@ export function fillCharts(html: string, plan: ChartPlan, drawings: readonly Cha
     const slot = plan.slots[Number(index)];
     return slot ? slotHtml(slot, drawings[slot.job]) : whole;
   });
+}
+
+const VARIANT_WIDTHS: Record<string, string> = { 'v-wide': 'laptop', 'v-narrow': 'phone' };
+
+/**
+ * The charts whose drawing failed, one entry per block and reason: `This chart could not be drawn at
+ * laptop and phone widths: xAxis "0" not found`, at the block's JSON pointer.
+ */
+export function drawingProblems(plan: ChartPlan, drawings: readonly ChartRender[]): Issue[] {
+  const failures = new Map<string, { path: string; reason: string; widths: string[] }>();
+  for (const slot of plan.slots) {
+    const drawing = drawings[slot.job];
+    const reason = drawing === undefined ? 'it was not drawn' : drawing.ok ? null : drawing.reason;
+    if (reason === null) continue;
+    const key = `${slot.path}\u0000${reason}`;
+    const failure = failures.get(key) ?? { path: slot.path, reason, widths: [] };
+    failure.widths.push(VARIANT_WIDTHS[slot.variant] ?? slot.variant);
+    failures.set(key, failure);
+  }
+  return [...failures.values()].map(({ path, reason, widths }) => ({
+    path,
+    message: `This chart could not be drawn at ${widths.join(' and ')} ${widths.length === 1 ? 'width' : 'widths'}: ${reason.replace(/\.$/, '')}.`,
+  }));
+}
+
+/** How many blocks on the page are drawn as charts. */
+export function chartBlockCount(plan: ChartPlan): number {
+  return new Set(plan.slots.map((slot) => slot.path)).size;
 }

@@ -4,6 +4,7 @@
  * `html` blocks so the page's Content-Security-Policy can allow exactly those by hash, and how much
  * syntax highlighting the page may still do, and where its chart drawings go.
  */
+import type { Issue } from '../../errors.js';
 import { ChartSlots } from './chart-slots.js';
 import { HighlightBudget } from './code-highlight.js';
 
@@ -34,10 +35,19 @@ export class RenderContext {
   /** The spec's ids that look like minted ones: the only ones an id base could clash with. */
   private readonly mintedLookingIds: readonly string[];
   readonly charts = new ChartSlots(() => this.nextIdBase('chart-def'));
+  /** The JSON pointer of the block being rendered (`/sections/1/blocks/3`): where a problem is reported. */
+  blockPath = '';
+  /** What the page shows differently from what the spec asks (a chart too large to draw, a script refused). */
+  readonly problems: Issue[] = [];
 
   constructor(specIds: Iterable<string> = []) {
     this.specIds = new Set(specIds);
     this.mintedLookingIds = [...this.specIds].filter((id) => id.startsWith('svc-'));
+  }
+
+  /** Records that the current block is not shown as its spec asks, and why (a sentence for whoever wrote it). */
+  noteProblem(message: string): void {
+    this.problems.push({ path: this.blockPath, message });
   }
 
   /** An id for references within the page (ARIA, labels, the table filter, SVG clip paths). */

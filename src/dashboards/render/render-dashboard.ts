@@ -2,6 +2,7 @@
  * The page body of one dashboard: header (title, subtitle, meta, highlights, agent context), then
  * sections of blocks on a grid (`layout: grid`, the default) or as a document (`layout: report`).
  */
+import type { Issue } from '../../errors.js';
 import type { Block, DashboardSpec, Section } from '../spec-schema.js';
 import { placementStyle, widthShare } from './block-frame.js';
 import { fillChartsDrawnHere } from './chart-drawing.js';
@@ -35,6 +36,8 @@ export interface RenderedDashboard {
 /** A dashboard laid out, its `html` holding a marker for each drawing `charts` lists (see chart-slots.ts). */
 export interface PlannedDashboard extends RenderedDashboard {
   charts: ChartPlan;
+  /** Blocks the page shows differently from their spec, found while laying it out (see RenderContext). */
+  problems: Issue[];
 }
 
 const dateFormat = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
@@ -134,7 +137,7 @@ function blockContentWidth(block: Block, columns: number, gap: number): number {
   return share * (PAGE_CONTENT_WIDTH + gap) - gap - CARD_INSET * 2;
 }
 
-function renderSection(section: Section, id: string, layout: 'grid' | 'report', context: RenderContext): string {
+function renderSection(section: Section, sectionIndex: number, id: string, layout: 'grid' | 'report', context: RenderContext): string {
   const headingId = context.nextId('section');
   const classes = ['sec'];
   if (section.only) classes.push(`only-${section.only}`);
@@ -144,20 +147,24 @@ function renderSection(section: Section, id: string, layout: 'grid' | 'report', 
           section.note ? `<p class="sec-note">${escapeHtml(section.note)}</p>` : ''
         }</div>`
       : '';
-  const blocks = (section.blocks ?? []).filter((block) => !block.hidden);
+  const blocks = section.blocks ?? [];
   const rendered: string[] = [];
   if (layout === 'report') {
-    for (const block of blocks) {
+    blocks.forEach((block, blockIndex) => {
+      if (block.hidden) return;
       context.placement = { layout, contentWidth: REPORT_CONTENT_WIDTH - CARD_INSET * 2 };
+      context.blockPath = `/sections/${sectionIndex}/blocks/${blockIndex}`;
       rendered.push(renderBlock(block, context, undefined));
-    }
+    });
   } else {
     const columns = Math.min(24, Math.max(1, section.columns ?? DEFAULT_COLUMNS));
     const gap = GAP_PIXELS[section.gap ?? 'md'];
-    for (const block of blocks) {
+    blocks.forEach((block, blockIndex) => {
+      if (block.hidden) return;
       context.placement = { layout, contentWidth: blockContentWidth(block, columns, gap) };
+      context.blockPath = `/sections/${sectionIndex}/blocks/${blockIndex}`;
       rendered.push(renderBlock(block, context, placementStyle(block, { columns })));
-    }
+    });
     const body = `<div class="grid" style="${gridStyle(section, columns)}">${rendered.join('')}</div>`;
     return `<section class="${classes.join(' ')}" id="${escapeAttr(id)}"${section.title ? ` aria-labelledby="${headingId}"` : ''}>${head}${body}</section>`;
   }
@@ -199,7 +206,7 @@ export function planDashboard(spec: DashboardSpec, meta: DashboardMeta): Planned
   const parts: string[] = [renderHeader(spec, meta)];
   if (layout === 'report') parts.push(renderContents(sections, anchors));
   sections.forEach((section, index) => {
-    if (!section.hidden) parts.push(renderSection(section, anchors[index] ?? '', layout, context));
+    if (!section.hidden) parts.push(renderSection(section, index, anchors[index] ?? '', layout, context));
   });
   if (sections.length === 0) parts.push('<p class="empty-note">This dashboard has no sections yet.</p>');
   parts.push(`<footer class="dash-foot">Version ${meta.version}<span class="sep" aria-hidden="true">·</span>Updated ${timeElement(meta.updatedAt)}</footer>`);
@@ -208,6 +215,7 @@ export function planDashboard(spec: DashboardSpec, meta: DashboardMeta): Planned
     html: `<article class="dash layout-${layout}">${parts.join('')}</article>`,
     frameScriptHashes: context.frameScriptHashes,
     charts: context.charts.plan,
+    problems: context.problems,
   };
 }
 

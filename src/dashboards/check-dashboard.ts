@@ -1,0 +1,34 @@
+/**
+ * A dry run of publishing: the spec is validated as a publish would, then its page is laid out and its
+ * charts drawn, and whatever the page would show differently from the spec is reported by JSON pointer
+ * (an `option` ECharts refuses, a chart with too much to draw, an html block's script that cannot run).
+ * Nothing is stored. An agent finds out before publishing, instead of from a broken chart on the page.
+ */
+import { withoutByteOrderMark } from '../json-document.js';
+import type { ActorContext } from '../context.js';
+import type { Issue } from '../errors.js';
+import { requirePublish } from './access.js';
+import { requireValidSpec } from './require-valid-spec.js';
+
+export interface DrawingCheck {
+  /** Blocks drawn as charts (chart, heatmap, gauge), failed or not. */
+  charts: number;
+  problems: Issue[];
+}
+
+/** Lays a valid spec's page out and draws its charts (the page renderer, on its render threads). */
+export interface DashboardDrawer {
+  checkDrawings(specText: string): Promise<DrawingCheck>;
+}
+
+export interface CheckResult extends DrawingCheck {
+  slug: string;
+}
+
+export async function checkDashboard(ctx: ActorContext, body: Buffer, drawer: DashboardDrawer): Promise<CheckResult> {
+  // The same right as publishing: the check is its first half, and drawing costs the server CPU.
+  requirePublish(ctx, 'check dashboards');
+  const spec = await requireValidSpec(ctx, body, 'check');
+  const drawn = await drawer.checkDrawings(withoutByteOrderMark(body).toString('utf8'));
+  return { slug: spec.slug, charts: drawn.charts, problems: drawn.problems };
+}
