@@ -14,12 +14,14 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { loadConfig } from '../src/config.js';
 import { buildLargeTableSpec } from '../src/dashboards/fixtures/specs.js';
+import * as echarts from 'echarts/dist/echarts.esm';
 import { chartCache } from '../src/dashboards/render/chart-cache.js';
+import { jobOption } from '../src/dashboards/render/chart-drawing.js';
 import { escapeHtml, formatNumber } from '../src/dashboards/render/escape.js';
 import type { DashboardSpec } from '../src/dashboards/spec-schema.js';
 import { startServer } from '../src/server/start.js';
 import { scriptAsset, stylesheetAsset } from '../src/web/assets.js';
-import { renderDashboardPage } from '../src/web/dashboard-page.js';
+import { planDashboardPage, renderDashboardPage } from '../src/web/dashboard-page.js';
 import { PageRenderer } from '../src/web/page-renderer.js';
 import { loadServer } from './http-load.js';
 import { round, startBenchServer, timeMedian } from './support.js';
@@ -42,6 +44,21 @@ function renderFloor(specText: string): string {
   };
   walk(JSON.parse(specText));
   return parts.join('');
+}
+
+/**
+ * The floor under a page's charts: ECharts alone drawing the page's options (made beforehand) to SVG
+ * strings, with nothing of svc around it: no layout, no checking or placing of the SVG, no threads.
+ */
+function drawWithEChartsAlone(drawings: ReadonlyArray<{ option: Record<string, unknown>; width: number; height: number }>): number {
+  let bytes = 0;
+  for (const { option, width, height } of drawings) {
+    const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height });
+    chart.setOption(option);
+    bytes += chart.renderToSVGString().length;
+    chart.dispose();
+  }
+  return bytes;
 }
 
 function renderPage(specText: string): string {
@@ -135,6 +152,8 @@ export async function runRenderBench(): Promise<Record<string, unknown>> {
     return renderPage(galleryText);
   });
   const galleryWarmChartsMs = await timeMedian(15, 2, () => renderPage(galleryText));
+  const galleryDrawings = planDashboardPage(galleryText, META).charts.jobs.map((job) => ({ option: jobOption(job), width: job.width, height: job.height }));
+  const echartsAloneMs = await timeMedian(15, 20, () => drawWithEChartsAlone(galleryDrawings));
   const tableFloorMs = await timeMedian(9, 2, () => renderFloor(tableText));
   const tableFirstMs = await timeMedian(9, 2, () => renderPage(tableText));
   const threaded = await measureOnRenderThreads(gallerySpec);
@@ -218,6 +237,7 @@ export async function runRenderBench(): Promise<Record<string, unknown>> {
       firstRenderMs: threaded.firstRenderMs,
       firstRenderThreads: threaded.threads,
       firstRenderOneThreadMs: round(galleryFirstMs),
+      echartsAloneOneThreadMs: round(echartsAloneMs),
       firstRenderFloorMs: round(galleryFloorMs, 3),
       renderWithChartsCachedMs: round(galleryWarmChartsMs),
       targetMs: 50,

@@ -27,7 +27,8 @@ export function chartJob(figureJob: ChartFigureJob): ChartJob {
   return { ...figureJob, key: ChartCache.key([figureJob.figure, figureJob.block, figureJob.width, figureJob.height]) };
 }
 
-function jobOption(job: ChartFigureJob): Record<string, unknown> {
+/** The ECharts option a drawing is made from: generated from its block, the block's own `option` merged over it. */
+export function jobOption(job: ChartFigureJob): Record<string, unknown> {
   const layout = { width: job.width, height: job.height };
   switch (job.figure) {
     case 'chart':
