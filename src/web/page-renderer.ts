@@ -12,6 +12,9 @@
  * has used up that limit; the rest of the page is unaffected. Laying out or finishing a page past the
  * limit stops it with 503 RENDER_TIMEOUT.
  *
+ * The same threads serve `svc dashboard check`: a spec's page laid out and its charts drawn, only to
+ * report what would not show as written (checkDrawings).
+ *
  * Pages people are waiting for go before pre-renders (see prerender.ts), which only use idle threads.
  * With `threads: 0` pages render in the calling thread instead (no time limit): for debugging.
  */
