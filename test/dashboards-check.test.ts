@@ -59,6 +59,7 @@ describe(`POST /api/dashboards/check on ${testDialect}`, () => {
           message: '2 inline scripts of this html block will not run: a page runs at most 64 different inline scripts across its html blocks. Merge scripts into fewer <script> elements.',
         },
       ],
+      total: 3,
     });
     expect((await svc.request('GET', '/api/dashboards/flawed')).status).toBe(404);
     expect((await svc.request('GET', '/api/dashboards')).body.dashboards.map((d: { slug: string }) => d.slug)).not.toContain('flawed');
@@ -72,6 +73,55 @@ describe(`POST /api/dashboards/check on ${testDialect}`, () => {
     expect(report.body.problems).toEqual([{ path: '/sections/0/blocks/1', message: 'This chart could not be drawn at laptop and phone widths: xAxis "3" not found.' }]);
   });
 
+  it('names each URL a page leaves out, down to the field, and lists at most 100 problems of many', async () => {
+    const refused = {
+      slug: 'links',
+      title: 'Links',
+      sections: [
+        {
+          blocks: [
+            { type: 'links', links: [{ label: 'Docs', url: 'https://docs.example.com' }, { label: 'Share', url: 'ftp://files.example.com/report.pdf' }] },
+            { type: 'people', people: [{ name: 'Ada Lovelace', avatarUrl: 'javascript:alert(1)' }] },
+            { type: 'figure', url: 'file:///etc/passwd', alt: 'A diagram' },
+            { type: 'prose', markdown: 'See [the runbook](javascript:alert(1)) and [the wiki](https://wiki.example.com).' },
+            {
+              type: 'table',
+              columns: [{ key: 'service/name', label: 'Service' }],
+              rows: [{ 'service/name': { value: 'api', href: 'https://api.example.com' } }, { 'service/name': { value: 'db', href: 'data:text/html,hi' } }],
+              footer: { 'service/name': { value: 'all', href: 'vbscript:x' } },
+            },
+          ],
+        },
+      ],
+    };
+    const checked = await svc.request('POST', '/api/dashboards/check', { body: refused });
+    expect(checked.status).toBe(200);
+    const url = (what: string, value: string) => `${what}: ${JSON.stringify(value)} is not an http:, https:, mailto: or relative URL, the only kinds a page links to.`;
+    expect(checked.body).toEqual({
+      slug: 'links',
+      charts: 0,
+      problems: [
+        { path: '/sections/0/blocks/0/links/1/url', message: url('This link is shown as plain text', 'ftp://files.example.com/report.pdf') },
+        { path: '/sections/0/blocks/1/people/0/avatarUrl', message: url('This avatar is not shown (the initials are)', 'javascript:alert(1)') },
+        { path: '/sections/0/blocks/2/url', message: url('This image is not shown (its alt text is)', 'file:///etc/passwd') },
+        { path: '/sections/0/blocks/3/markdown', message: url('A link or image in this markdown is shown as plain text', 'javascript:alert(1)') },
+        { path: '/sections/0/blocks/4/rows/1/service~1name/href', message: url('This cell is not a link', 'data:text/html,hi') },
+        { path: '/sections/0/blocks/4/footer/service~1name/href', message: url('This cell is not a link', 'vbscript:x') },
+      ],
+      total: 6,
+    });
+
+    const many = {
+      slug: 'many',
+      title: 'Many',
+      sections: [{ blocks: [{ type: 'table', columns: [{ key: 'host', label: 'Host' }], rows: Array.from({ length: 150 }, (_, index) => ({ host: { value: `h${index}`, href: `ssh://h${index}` } })) }] }],
+    };
+    const capped = await svc.request('POST', '/api/dashboards/check', { body: many });
+    expect(capped.body.total).toBe(150);
+    expect(capped.body.problems).toHaveLength(100);
+    expect(capped.body.problems[99].path).toBe('/sections/0/blocks/0/rows/99/host/href');
+  });
+
   it('passes every example, every chart drawn', async () => {
     const examples = fs.readdirSync(path.dirname(GALLERY)).filter((name) => name.endsWith('.json'));
     expect(examples.length).toBeGreaterThanOrEqual(4);
@@ -79,7 +129,7 @@ describe(`POST /api/dashboards/check on ${testDialect}`, () => {
       const text = fs.readFileSync(path.join(path.dirname(GALLERY), name), 'utf8');
       const checked = await svc.request('POST', '/api/dashboards/check', { rawBody: text, headers: { 'content-type': 'application/json' } });
       expect(checked.status, name).toBe(200);
-      expect(checked.body, name).toEqual({ slug: JSON.parse(text).slug, charts: expect.any(Number), problems: [] });
+      expect(checked.body, name).toEqual({ slug: JSON.parse(text).slug, charts: expect.any(Number), problems: [], total: 0 });
     }
     const gallery = await svc.request('POST', '/api/dashboards/check', { rawBody: fs.readFileSync(GALLERY, 'utf8'), headers: { 'content-type': 'application/json' } });
     expect(gallery.body.charts).toBe(12);
@@ -100,7 +150,7 @@ describe(`POST /api/dashboards/check on ${testDialect}`, () => {
     const project = (await svc.request('POST', '/v1/projects', { body: { name: 'Check Scope' } })).body.project;
     const mint = async (capabilities: string[]) => (await svc.request('POST', `/v1/projects/${project.id}/tokens`, { body: { name: 't', capabilities } })).body.token as string;
     const body = { slug: 'scoped', title: 'Scoped', sections: [{ blocks: [goodChart] }] };
-    expect((await svc.request('POST', '/api/dashboards/check', { token: await mint(['dashboards.publish']), body })).body).toEqual({ slug: 'scoped', charts: 1, problems: [] });
+    expect((await svc.request('POST', '/api/dashboards/check', { token: await mint(['dashboards.publish']), body })).body).toEqual({ slug: 'scoped', charts: 1, problems: [], total: 0 });
     const reader = await svc.request('POST', '/api/dashboards/check', { token: await mint(['project.read']), body });
     expect(reader.status).toBe(403);
     expect(reader.body.error).toContain('dashboards.publish');
@@ -133,6 +183,21 @@ describe('svc dashboard check and publish --check', () => {
     const json = await runCli(['dashboard', 'check', '--json', file], { env });
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ slug: 'flawed-cli', charts: 3, problems: [{ path: '/sections/2/blocks/1' }, { path: '/sections/2/blocks/2' }, { path: '/sections/2/blocks/3' }] });
+  });
+
+  it('says how many problems it left out', async () => {
+    const file = path.join(dir, 'many.json');
+    const rows = Array.from({ length: 120 }, (_, index) => ({ host: { value: `h${index}`, href: `ssh://h${index}` } }));
+    fs.writeFileSync(file, JSON.stringify({ slug: 'many-cli', title: 'Many', sections: [{ blocks: [{ type: 'table', title: 'Hosts', columns: [{ key: 'host', label: 'Host' }], rows }] }] }));
+    const checked = await runCli(['dashboard', 'check', file], { env });
+    expect(checked.code).toBe(1);
+    const lines = checked.stderr.trimEnd().split('\n');
+    expect(lines[0]).toBe('svc: many-cli: 120 problems found (nothing was published); fix them and run the command again.');
+    expect(lines[1]).toBe(
+      '  /sections/0/blocks/0/rows/0/host/href (table "Hosts"): This cell is not a link: "ssh://h0" is not an http:, https:, mailto: or relative URL, the only kinds a page links to.',
+    );
+    expect(lines).toHaveLength(102);
+    expect(lines[101]).toBe('  … and 20 more');
   });
 
   it('passes a sound spec and publish --check publishes it', async () => {

@@ -19,6 +19,7 @@ interface CheckResult {
   slug: string;
   charts: number;
   problems: Array<{ path: string; message: string }>;
+  total: number;
 }
 
 interface DashboardSummary {
@@ -88,9 +89,9 @@ function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
-/** `chart "Deploys per day"` for `/sections/1/blocks/3` of the spec, so a person finds the block by eye. */
+/** `chart "Deploys per day"` for `/sections/1/blocks/3` (or a field in it), so a person finds the block by eye. */
 function blockLabel(spec: unknown, path: string): string {
-  const match = /^\/sections\/(\d+)\/blocks\/(\d+)$/.exec(path);
+  const match = /^\/sections\/(\d+)\/blocks\/(\d+)(?:\/|$)/.exec(path);
   if (!match) return '';
   const sections = (spec as { sections?: Array<{ blocks?: Array<{ type?: unknown; title?: unknown }> }> }).sections;
   const block = sections?.[Number(match[1])]?.blocks?.[Number(match[2])];
@@ -101,11 +102,9 @@ function blockLabel(spec: unknown, path: string): string {
 /** The check's problems as a failure: one line per problem, by JSON pointer. */
 function checkFailure(result: CheckResult, specText: string, verdict: string): CliError {
   const spec: unknown = JSON.parse(specText);
-  return new CliError(
-    `${result.slug}: ${plural(result.problems.length, 'problem')} ${verdict}; fix ${result.problems.length === 1 ? 'it' : 'them'} and run the command again.`,
-    1,
-    result.problems.map((problem) => `  ${problem.path}${blockLabel(spec, problem.path)}: ${problem.message}`),
-  );
+  const lines = result.problems.map((problem) => `  ${problem.path}${blockLabel(spec, problem.path)}: ${problem.message}`);
+  if (result.total > result.problems.length) lines.push(`  … and ${result.total - result.problems.length} more`);
+  return new CliError(`${result.slug}: ${plural(result.total, 'problem')} ${verdict}; fix ${result.total === 1 ? 'it' : 'them'} and run the command again.`, 1, lines);
 }
 
 export async function runDashboardCheck(file: string, options: { json?: boolean }, deps: CliDeps): Promise<void> {
@@ -114,10 +113,10 @@ export async function runDashboardCheck(file: string, options: { json?: boolean 
   const { body } = await client.request<CheckResult>('POST', '/api/dashboards/check', { rawJson: text });
   if (options.json) {
     printJson(deps, body);
-    if (body.problems.length > 0) throw new CliError(`${body.slug}: ${plural(body.problems.length, 'problem')} found.`);
+    if (body.total > 0) throw new CliError(`${body.slug}: ${plural(body.total, 'problem')} found.`);
     return;
   }
-  if (body.problems.length > 0) throw checkFailure(body, text, 'found (nothing was published)');
+  if (body.total > 0) throw checkFailure(body, text, 'found (nothing was published)');
   deps.stderr.write(`${body.slug}: valid, ${plural(body.charts, 'chart')} drawn, no problems.\n`);
 }
 
@@ -126,7 +125,7 @@ export async function runDashboardPublish(file: string, options: PublishOptions,
   const client = new ApiClient(resolveCredentials(deps));
   if (options.check) {
     const { body: checked } = await client.request<CheckResult>('POST', '/api/dashboards/check', { rawJson: text });
-    if (checked.problems.length > 0) throw checkFailure(checked, text, 'found, so it was not published');
+    if (checked.total > 0) throw checkFailure(checked, text, 'found, so it was not published');
   }
   const headers: Record<string, string> = options.ifMatch !== undefined ? { 'if-match': `"${options.ifMatch}"` } : {};
   const { body } = await client.request<PublishResult>('POST', '/api/dashboards', { rawJson: text, headers });

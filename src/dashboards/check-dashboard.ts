@@ -13,7 +13,10 @@ import { requireValidSpec } from './require-valid-spec.js';
 export interface DrawingCheck {
   /** Blocks drawn as charts (chart, heatmap, gauge), failed or not. */
   charts: number;
+  /** In page order, at most MAX_ISSUES. */
   problems: Issue[];
+  /** How many problems there are in all. */
+  total: number;
 }
 
 /** Lays a valid spec's page out and draws its charts (the page renderer, on its render threads). */
@@ -30,5 +33,5 @@ export async function checkDashboard(ctx: ActorContext, body: Buffer, drawer: Da
   requirePublish(ctx, 'check dashboards');
   const spec = await requireValidSpec(ctx, body, 'check');
   const drawn = await drawer.checkDrawings(withoutByteOrderMark(body).toString('utf8'));
-  return { slug: spec.slug, charts: drawn.charts, problems: drawn.problems };
+  return { slug: spec.slug, charts: drawn.charts, problems: drawn.problems, total: drawn.total };
 }

@@ -77,7 +77,8 @@ const IssueObject = Type.Object({ path: Type.String({ description: 'JSON pointer
 const CheckResultObject = Type.Object({
   slug: Type.String(),
   charts: Type.Integer({ description: 'Blocks drawn as charts (chart, heatmap, gauge)' }),
-  problems: Type.Array(IssueObject, { description: 'What the page would show differently from the spec; empty when none' }),
+  problems: Type.Array(IssueObject, { description: 'What the page would show differently from the spec, in page order, at most 100; empty when none' }),
+  total: Type.Integer({ description: 'How many problems there are in all' }),
 });
 
 /** A dashboard spec as the body (publish, check): taken as bytes, up to 16 MiB. */

@@ -26,7 +26,7 @@ import { chartBlockCount, drawingProblems, fillCharts, type ChartPlan } from '..
 import type { ChartRender } from '../dashboards/render/echarts-ssr.js';
 import { planDashboard } from '../dashboards/render/render-dashboard.js';
 import type { DashboardSpec } from '../dashboards/spec-schema.js';
-import { AppError, type Issue } from '../errors.js';
+import { AppError, MAX_ISSUES, type Issue } from '../errors.js';
 import { ThreadPool, type JobPriority } from '../thread-pool.js';
 import { planDashboardPage, renderDashboardPage, type PageMeta } from './dashboard-page.js';
 import { WARMUP_JOBS } from './render-warmup.js';
@@ -83,7 +83,7 @@ export type RenderJobResult =
   /** A finished page (from `plan` when the page has no charts). */
   | { op: 'page'; page: RenderOutput }
   | { op: 'planned'; html: string; csp: string; charts: ChartPlan }
-  | { op: 'surveyed'; charts: ChartPlan; problems: Issue[] }
+  | { op: 'surveyed'; charts: ChartPlan; problems: Issue[]; problemTotal: number }
   | { op: 'drawn'; drawing: ChartRender }
   | { op: 'warmed' };
 
@@ -107,8 +107,8 @@ export function runRenderJob(job: RenderJob): RenderJobResult {
       return { op: 'planned', ...planned };
     }
     case 'survey': {
-      const { charts, problems } = planDashboard(JSON.parse(job.specText) as DashboardSpec, { version: 1, updatedAt: new Date().toISOString() });
-      return { op: 'surveyed', charts, problems };
+      const { charts, problems, problemTotal } = planDashboard(JSON.parse(job.specText) as DashboardSpec, { version: 1, updatedAt: new Date().toISOString() });
+      return { op: 'surveyed', charts, problems, problemTotal };
     }
     case 'draw':
       return { op: 'drawn', drawing: drawChartJob(job.job) };
@@ -137,16 +137,20 @@ function unexpected(result: RenderJobResult, wanted: string): Error {
   return new Error(`a render thread answered ${result.op} to a ${wanted} job`);
 }
 
-/** `/sections/2/blocks/10` after `/sections/2/blocks/9`: problems in the order of the page. */
+/** The block a problem is in, as [section, block]. */
+function blockPosition(path: string): [number, number] {
+  const match = /^\/sections\/(\d+)\/blocks\/(\d+)/.exec(path);
+  return match ? [Number(match[1]), Number(match[2])] : [-1, -1];
+}
+
+/**
+ * `/sections/2/blocks/10` after `/sections/2/blocks/9`: problems in the order of the page. Within a
+ * block they stay in the order they were found (a sort is stable), which is the block's own order.
+ */
 function byPosition(a: Issue, b: Issue): number {
-  const numbers = (path: string): number[] => path.split('/').filter((part) => /^\d+$/.test(part)).map(Number);
-  const left = numbers(a.path);
-  const right = numbers(b.path);
-  for (let index = 0; index < Math.max(left.length, right.length); index += 1) {
-    const difference = (left[index] ?? -1) - (right[index] ?? -1);
-    if (difference !== 0) return difference;
-  }
-  return 0;
+  const [sectionA, blockA] = blockPosition(a.path);
+  const [sectionB, blockB] = blockPosition(b.path);
+  return sectionA - sectionB || blockA - blockB;
 }
 
 export class PageRenderer implements DashboardDrawer {
@@ -196,14 +200,19 @@ export class PageRenderer implements DashboardDrawer {
   async checkDrawings(specText: string): Promise<DrawingCheck> {
     const surveyed = this.pool ? await this.pool.run({ op: 'survey', specText }, 'high') : runRenderJob({ op: 'survey', specText });
     if (surveyed.op !== 'surveyed') throw unexpected(surveyed, 'survey');
-    const { charts, problems } = surveyed;
+    const { charts, problems, problemTotal } = surveyed;
     const drawings = this.pool
       ? await this.draw(this.pool, charts.jobs, 'high', performance.now() + this.options.timeoutMs)
       : charts.jobs.map((job) => {
           const svg = this.charts.get(job.key);
           return svg === undefined ? drawChartJob(job) : { ok: true as const, svg };
         });
-    return { charts: chartBlockCount(charts), problems: [...problems, ...drawingProblems(charts, drawings)].sort(byPosition) };
+    const failedDrawings = drawingProblems(charts, drawings);
+    return {
+      charts: chartBlockCount(charts),
+      problems: [...problems, ...failedDrawings].sort(byPosition).slice(0, MAX_ISSUES),
+      total: problemTotal + failedDrawings.length,
+    };
   }
 
   /**

@@ -11,6 +11,7 @@ import type {
   TimelineBlock,
 } from '../spec-schema.js';
 import { escapeAttr, escapeHtml, escapeScalar, linkAttributes, safeUrl } from './escape.js';
+import type { RenderContext } from './render-context.js';
 import { percentWidth, toneClass } from './tone.js';
 
 export function renderList(block: ListBlock): string {
@@ -72,11 +73,12 @@ export function initialsOf(name: string): string {
     .toUpperCase();
 }
 
-export function renderPeople(block: PeopleBlock): string {
+export function renderPeople(block: PeopleBlock, context: RenderContext): string {
   const columns = block.columns ?? 2;
   const people = block.people
-    .map((person) => {
+    .map((person, index) => {
       const avatarUrl = safeUrl(person.avatarUrl);
+      if (person.avatarUrl && !avatarUrl) context.noteRefusedUrl('This avatar is not shown (the initials are)', person.avatarUrl, 'people', index, 'avatarUrl');
       const initials = escapeHtml(person.initials || initialsOf(person.name));
       // Initials sit under the photo: if the image fails to load, they still show.
       const avatar = `<span class="avatar${toneClass(person.tone ?? 'neutral')}" aria-hidden="true"><span class="avatar-initials">${initials}</span>${
@@ -150,10 +152,11 @@ function hostOf(url: string): string | null {
   return match?.[1]?.replace(/^www\./, '') ?? null;
 }
 
-export function renderLinks(block: LinksBlock): string {
+export function renderLinks(block: LinksBlock, context: RenderContext): string {
   const links = block.links
-    .map((link) => {
+    .map((link, index) => {
       const url = safeUrl(link.url);
+      if (!url) context.noteRefusedUrl('This link is shown as plain text', link.url, 'links', index, 'url');
       const source = link.source ?? (url ? hostOf(url) : null);
       const label = escapeHtml(link.label);
       const title = url ? `<a class="link-title" ${linkAttributes(url)}>${label}</a>` : `<span class="link-title unsafe">${label}</span>`;

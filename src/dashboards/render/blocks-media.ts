@@ -12,8 +12,9 @@ const ASPECT_CLASS: Record<NonNullable<FigureBlock['aspect']>, string> = {
   auto: 'ar-auto',
 };
 
-export function renderFigure(block: FigureBlock): string {
+export function renderFigure(block: FigureBlock, context: RenderContext): string {
   const url = safeUrl(block.url);
+  if (!url) context.noteRefusedUrl('This image is not shown (its alt text is)', block.url, 'url');
   // A fixed height wins over the aspect ratio (with both, the browser would derive the width).
   const aspect = block.height !== undefined ? 'ar-auto' : ASPECT_CLASS[block.aspect ?? 'auto'];
   const classes = ['fig', aspect, `fit-${block.fit ?? 'contain'}`];

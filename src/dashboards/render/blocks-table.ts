@@ -44,6 +44,13 @@ function scalarHtml(value: string | number | null | undefined): string {
   return typeof value === 'number' ? formatNumber(value) : escapeHtml(value);
 }
 
+const NOT_A_LINK = 'This cell is not a link';
+
+/** The href of a cell object that the page leaves out (see safeUrl), if any. */
+function refusedHref(value: TableValue | undefined): string | null {
+  return value !== undefined && isCell(value) && value.href && !safeUrl(value.href) ? value.href : null;
+}
+
 function cellContent(value: TableValue | undefined): string {
   if (value === undefined) return '';
   if (!isCell(value)) return scalarHtml(value);
@@ -100,7 +107,10 @@ export function renderTable(block: TableBlock, context: RenderContext): string {
     if (block.numbered) body.push(`<td class="rn">${rowIndex + 1}</td>`);
     for (let columnIndex = 0; columnIndex < columns.length; columnIndex += 1) {
       const column = columns[columnIndex] as Column;
-      body.push(`<td${classAttr[columnIndex]}>${cellContent(valueOf(row, column.key))}</td>`);
+      const value = valueOf(row, column.key);
+      body.push(`<td${classAttr[columnIndex]}>${cellContent(value)}</td>`);
+      const refused = refusedHref(value);
+      if (refused) context.noteRefusedUrl(NOT_A_LINK, refused, 'rows', rowIndex, column.key, 'href');
     }
     body.push('</tr>');
   }
@@ -108,7 +118,12 @@ export function renderTable(block: TableBlock, context: RenderContext): string {
   let foot = '';
   if (block.footer) {
     const footer = block.footer;
-    const cells = columns.map((column, index) => `<td${classAttr[index]}>${cellContent(valueOf(footer, column.key))}</td>`);
+    const cells = columns.map((column, index) => {
+      const value = valueOf(footer, column.key);
+      const refused = refusedHref(value);
+      if (refused) context.noteRefusedUrl(NOT_A_LINK, refused, 'footer', column.key, 'href');
+      return `<td${classAttr[index]}>${cellContent(value)}</td>`;
+    });
     foot = `<tfoot><tr>${block.numbered ? '<td class="rn"></td>' : ''}${cells.join('')}</tr></tfoot>`;
   }
 

@@ -50,7 +50,7 @@ export function renderProse(block: ProseBlock, context: RenderContext): string {
   const classes = ['prose', `size-${block.size ?? 'base'}`];
   if (block.columns === 2) classes.push('cols-2');
   if (block.dropCap) classes.push('dropcap');
-  return `<div class="${classes.join(' ')}">${renderMarkdown(block.markdown, context.highlightBudget)}</div>`;
+  return `<div class="${classes.join(' ')}">${renderMarkdown(block.markdown, context.highlightBudget, (url) => context.noteRefusedUrl('A link or image in this markdown is shown as plain text', url, 'markdown'))}</div>`;
 }
 
 type CalloutIcon = NonNullable<CalloutBlock['icon']>;
@@ -102,7 +102,7 @@ export function renderCallout(block: CalloutBlock, context: RenderContext): stri
   return (
     `<aside class="callout t-${tone}${icon === 'none' ? ' no-icon' : ''}">${iconHtml}<div class="callout-body">` +
     (block.title ? `<p class="callout-title">${escapeHtml(block.title)}</p>` : '') +
-    `<div class="callout-text">${renderMarkdown(block.markdown, context.highlightBudget)}</div></div></aside>`
+    `<div class="callout-text">${renderMarkdown(block.markdown, context.highlightBudget, (url) => context.noteRefusedUrl('A link or image in this markdown is shown as plain text', url, 'markdown'))}</div></div></aside>`
   );
 }
 

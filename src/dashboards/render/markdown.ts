@@ -22,7 +22,13 @@ markdown.renderer.rules.fence = (tokens, index, options, env: MarkdownEnv, self)
   return defaultFence ? defaultFence(tokens, index, withHighlight, env, self) : self.renderToken(tokens, index, withHighlight);
 };
 
-markdown.validateLink = (url: string) => safeUrl(url) !== null;
+/** Set while a block's markdown renders: hears of each link or image URL left out (markdown-it is synchronous). */
+let onRefusedUrl: ((url: string) => void) | undefined;
+markdown.validateLink = (url: string) => {
+  if (safeUrl(url) !== null) return true;
+  onRefusedUrl?.(url);
+  return false;
+};
 
 const defaultLinkOpen = markdown.renderer.rules.link_open;
 markdown.renderer.rules.link_open = (tokens, index, options, env, self) => {
@@ -49,9 +55,22 @@ markdown.core.ruler.push('demote_headings', (state) => {
   }
 });
 
-export function renderMarkdown(source: string, highlightBudget: HighlightBudget): string {
+/** `refused` hears of each link or image URL left out, once per URL (they show as plain text). */
+export function renderMarkdown(source: string, highlightBudget: HighlightBudget, refused?: (url: string) => void): string {
   const env: MarkdownEnv = { highlightBudget };
-  return markdown.render(source, env);
+  const heard = new Set<string>();
+  onRefusedUrl = refused
+    ? (url) => {
+        if (heard.has(url)) return;
+        heard.add(url);
+        refused(url);
+      }
+    : undefined;
+  try {
+    return markdown.render(source, env);
+  } finally {
+    onRefusedUrl = undefined;
+  }
 }
 
 /** Single-line markdown (no paragraphs), for short fields that allow emphasis and links. */

@@ -46,7 +46,7 @@ function renderContent(block: Block, context: RenderContext): string {
     case 'pills':
       return renderPills(block);
     case 'people':
-      return renderPeople(block);
+      return renderPeople(block, context);
     case 'title':
       return renderTitle(block);
     case 'heading':
@@ -66,9 +66,9 @@ function renderContent(block: Block, context: RenderContext): string {
     case 'checklist':
       return renderChecklist(block);
     case 'figure':
-      return renderFigure(block);
+      return renderFigure(block, context);
     case 'links':
-      return renderLinks(block);
+      return renderLinks(block, context);
     case 'footnotes':
       return renderFootnotes(block);
     case 'html':

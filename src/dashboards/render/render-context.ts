@@ -4,7 +4,8 @@
  * `html` blocks so the page's Content-Security-Policy can allow exactly those by hash, and how much
  * syntax highlighting the page may still do, and where its chart drawings go.
  */
-import type { Issue } from '../../errors.js';
+import { MAX_ISSUES, type Issue } from '../../errors.js';
+import { jsonPointer } from '../../json-pointer.js';
 import { ChartSlots } from './chart-slots.js';
 import { HighlightBudget } from './code-highlight.js';
 
@@ -37,17 +38,29 @@ export class RenderContext {
   readonly charts = new ChartSlots(() => this.nextIdBase('chart-def'));
   /** The JSON pointer of the block being rendered (`/sections/1/blocks/3`): where a problem is reported. */
   blockPath = '';
-  /** What the page shows differently from what the spec asks (a chart too large to draw, a script refused). */
+  /** What the page shows differently from what the spec asks (a chart too large to draw, a script refused), up to MAX_ISSUES. */
   readonly problems: Issue[] = [];
+  /** All problems noted, including those past the cap. */
+  problemCount = 0;
 
   constructor(specIds: Iterable<string> = []) {
     this.specIds = new Set(specIds);
     this.mintedLookingIds = [...this.specIds].filter((id) => id.startsWith('svc-'));
   }
 
-  /** Records that the current block is not shown as its spec asks, and why (a sentence for whoever wrote it). */
-  noteProblem(message: string): void {
-    this.problems.push({ path: this.blockPath, message });
+  /**
+   * Records that the current block (or the field `within` it, as pointer segments) is not shown as its
+   * spec asks, and why: a sentence for whoever wrote it.
+   */
+  noteProblem(message: string, ...within: Array<string | number>): void {
+    this.problemCount += 1;
+    if (this.problems.length < MAX_ISSUES) this.problems.push({ path: this.blockPath + jsonPointer(...within), message });
+  }
+
+  /** Records a URL left out of the page (see safeUrl): `what` says how the block shows it instead. */
+  noteRefusedUrl(what: string, url: string, ...within: Array<string | number>): void {
+    const shown = url.length > 80 ? `${url.slice(0, 77)}…` : url;
+    this.noteProblem(`${what}: ${JSON.stringify(shown)} is not an http:, https:, mailto: or relative URL, the only kinds a page links to.`, ...within);
   }
 
   /** An id for references within the page (ARIA, labels, the table filter, SVG clip paths). */

@@ -36,8 +36,10 @@ export interface RenderedDashboard {
 /** A dashboard laid out, its `html` holding a marker for each drawing `charts` lists (see chart-slots.ts). */
 export interface PlannedDashboard extends RenderedDashboard {
   charts: ChartPlan;
-  /** Blocks the page shows differently from their spec, found while laying it out (see RenderContext). */
+  /** Blocks the page shows differently from their spec, found while laying it out (see RenderContext); at most MAX_ISSUES. */
   problems: Issue[];
+  /** How many there were in all. */
+  problemTotal: number;
 }
 
 const dateFormat = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
@@ -216,6 +218,7 @@ export function planDashboard(spec: DashboardSpec, meta: DashboardMeta): Planned
     frameScriptHashes: context.frameScriptHashes,
     charts: context.charts.plan,
     problems: context.problems,
+    problemTotal: context.problemCount,
   };
 }
 
