@@ -198,6 +198,8 @@ export class PageRenderer implements DashboardDrawer {
    * drawings are made (and cached, for the page once it is published) as a visitor's would be.
    */
   async checkDrawings(specText: string): Promise<DrawingCheck> {
+    // Whoever checks a dashboard is about to publish it and open its page.
+    this.warmUp();
     const surveyed = this.pool ? await this.pool.run({ op: 'survey', specText }, 'high') : runRenderJob({ op: 'survey', specText });
     if (surveyed.op !== 'surveyed') throw unexpected(surveyed, 'survey');
     const { charts, problems, problemTotal } = surveyed;
