@@ -159,6 +159,28 @@ describe('dashboards in Chromium', () => {
     await context.close();
   });
 
+  it('shows an earlier version and the list of versions at 375 px without overflowing, the bar above the page', async () => {
+    const spec = (week: number) => ({
+      slug: 'weekly-platform-reliability-review',
+      title: 'Weekly platform reliability review for the payments and ledger services',
+      sections: [{ blocks: [{ type: 'paragraph', text: `Findings of week ${week}.` }] }],
+    });
+    for (const week of [1, 2]) expect((await svc.request('POST', '/api/dashboards', { body: spec(week) })).status).toBeLessThan(300);
+    for (const route of ['/d/weekly-platform-reliability-review/versions/1', '/d/weekly-platform-reliability-review/versions']) {
+      const { context, page, errors } = await openPage({ width: 375 });
+      await page.goto(svc.url + route, { waitUntil: 'load' });
+      expect(await page.evaluate(() => document.scrollingElement?.scrollWidth ?? Infinity), route).toBeLessThanOrEqual(375);
+      expect(errors, route).toEqual([]);
+      if (route.endsWith('/1')) {
+        await expect(page.locator('.archive-bar').textContent()).resolves.toMatch(/^Version 1, published .+\. This dashboard has been published again since\.Current versionAll versions$/);
+        await page.getByRole('link', { name: 'Current version' }).click();
+        await page.waitForURL(`${svc.url}/d/weekly-platform-reliability-review`);
+        await expect(page.locator('main').textContent()).resolves.toContain('Findings of week 2.');
+      }
+      await context.close();
+    }
+  });
+
   it('toggles between light and dark, follows the system first and remembers the choice', async () => {
     const { context, page, errors } = await openPage({ colorScheme: 'dark' });
     await page.goto(`${svc.url}/d/engineering-health`, { waitUntil: 'load' });

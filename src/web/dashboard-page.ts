@@ -4,7 +4,7 @@
  */
 import { fillChartsDrawnHere } from '../dashboards/render/chart-drawing.js';
 import type { ChartPlan } from '../dashboards/render/chart-slots.js';
-import { planDashboard } from '../dashboards/render/render-dashboard.js';
+import { planDashboard, timeElement } from '../dashboards/render/render-dashboard.js';
 import { escapeAttr } from '../dashboards/render/escape.js';
 import type { DashboardSpec } from '../dashboards/spec-schema.js';
 import { PRINT_ICON, renderPage } from './layout.js';
@@ -15,6 +15,14 @@ export interface PageMeta {
   version: number;
   updatedAt: string;
   view: View;
+  /** An earlier version, shown at /d/:slug/versions/:n under a bar that says so and links to the current one. */
+  archived?: boolean;
+}
+
+/** Where a dashboard's pages are: the current version, one version, and the list of them. */
+export function dashboardPaths(slug: string): { current: string; history: string; version: (n: number) => string } {
+  const current = `/d/${encodeURIComponent(slug)}`;
+  return { current, history: `${current}/versions`, version: (n) => `${current}/versions/${n}` };
 }
 
 export interface RenderedPage {
@@ -30,23 +38,32 @@ export interface PlannedPage extends RenderedPage {
 /** The page of one dashboard version with a marker where each chart drawing goes. */
 export function planDashboardPage(specText: string, meta: PageMeta): PlannedPage {
   const spec = JSON.parse(specText) as DashboardSpec;
-  const rendered = planDashboard(spec, { version: meta.version, updatedAt: meta.updatedAt });
-  const slugPath = `/d/${encodeURIComponent(spec.slug)}`;
+  const paths = dashboardPaths(spec.slug);
+  // A first version has no history to show; an archived one always has a later version.
+  const historyHref = meta.version > 1 || meta.archived ? paths.history : undefined;
+  const rendered = planDashboard(spec, { version: meta.version, updatedAt: meta.updatedAt, ...(historyHref ? { historyHref } : {}) });
+  const pagePath = meta.archived ? paths.version(meta.version) : paths.current;
   const printing = meta.view === 'print';
   const printLink = printing
     ? ''
-    : `<a class="btn" href="${escapeAttr(slugPath)}?print=1" rel="nofollow">${PRINT_ICON.replace('<svg', '<svg class="btn-icon"')}<span class="btn-label">Print</span></a>`;
+    : `<a class="btn" href="${escapeAttr(pagePath)}?print=1" rel="nofollow">${PRINT_ICON.replace('<svg', '<svg class="btn-icon"')}<span class="btn-label">Print</span></a>`;
   const previewBar = printing
-    ? `<div class="preview-bar"><span>Print preview: A4, light theme, screen-only blocks hidden.</span><a class="btn" href="${escapeAttr(slugPath)}">Back to the dashboard</a><button class="btn" type="button" data-print>Print</button></div>`
+    ? `<div class="preview-bar"><span>Print preview: A4, light theme, screen-only blocks hidden.</span><a class="btn" href="${escapeAttr(pagePath)}">Back to the dashboard</a><button class="btn" type="button" data-print>Print</button></div>`
+    : '';
+  const archiveBar = meta.archived
+    ? `<div class="archive-bar" role="note"><p><strong>Version ${meta.version}</strong>, published ${timeElement(meta.updatedAt)}. This dashboard has been published again since.</p>` +
+      `<a class="btn btn-primary" href="${escapeAttr(paths.current)}">Current version</a><a class="btn" href="${escapeAttr(paths.history)}">All versions</a></div>`
     : '';
   const page = renderPage({
-    title: rendered.title,
+    title: meta.archived ? `${rendered.title} (version ${meta.version})` : rendered.title,
     body: rendered.html,
-    crumbs: [{ label: 'Dashboards', href: '/d' }, { label: rendered.title }],
+    crumbs: meta.archived
+      ? [{ label: 'Dashboards', href: '/d' }, { label: rendered.title, href: paths.current }, { label: `Version ${meta.version}` }]
+      : [{ label: 'Dashboards', href: '/d' }, { label: rendered.title }],
     actions: printLink,
     printPreview: printing,
     scriptHashes: rendered.frameScriptHashes,
-    beforeMain: previewBar,
+    beforeMain: previewBar + archiveBar,
   });
   return { ...page, charts: rendered.charts };
 }

@@ -9,11 +9,12 @@ import type { ActorContext, Services } from '../context.js';
 import type { DashboardVersionRef } from '../events.js';
 import { requireRead } from '../dashboards/access.js';
 import { listDashboards, SLUG_PATTERN } from '../dashboards/read-dashboards.js';
-import { anyDashboard, findHeader, findVersion } from '../dashboards/store.js';
+import { anyDashboard, findHeader, findVersion, listVersions } from '../dashboards/store.js';
 import { AppError, notFound } from '../errors.js';
 import { BUILD_ID } from './assets.js';
 import { renderDashboardIndex } from './dashboard-index.js';
-import type { View } from './dashboard-page.js';
+import { renderDashboardHistory } from './dashboard-history.js';
+import { dashboardPaths, type View } from './dashboard-page.js';
 import { acceptsGzip, etagMatches } from './http-helpers.js';
 import { renderPage } from './layout.js';
 import { PageCache, type CachedPage } from './page-cache.js';
@@ -37,14 +38,32 @@ function dashboardTag(page: DashboardVersionRef): string {
   return createHash('sha256').update(`${page.accountId}\u0000${page.createdAt}`).digest('base64url').slice(0, 12);
 }
 
-/** Weak (the body may be sent gzipped or not); names the dashboard so a shared browser never mixes two. */
-export function dashboardEtag(page: DashboardVersionRef, view: View): string {
-  return `W/"${dashboardTag(page)}-${page.version}-${view === 'print' ? 'p' : 's'}-${BUILD_ID}"`;
+/** How a version is shown: on screen or as printed, as the current version or an archived one. */
+export interface PageVariant {
+  view: View;
+  archived: boolean;
 }
 
-function pageKey(page: DashboardVersionRef, view: View): string {
-  return `${page.accountId}\u0000${page.slug}\u0000${page.createdAt}\u0000${page.version}\u0000${view}`;
+const CURRENT_ON_SCREEN: PageVariant = { view: 'screen', archived: false };
+
+function variantTag({ view, archived }: PageVariant): string {
+  return `${view === 'print' ? 'p' : 's'}${archived ? 'a' : ''}`;
 }
+
+/** Weak (the body may be sent gzipped or not); names the dashboard so a shared browser never mixes two. */
+export function dashboardEtag(page: DashboardVersionRef, variant: PageVariant): string {
+  return `W/"${dashboardTag(page)}-${page.version}-${variantTag(variant)}-${BUILD_ID}"`;
+}
+
+function pageKey(page: DashboardVersionRef, variant: PageVariant): string {
+  return `${page.accountId}\u0000${page.slug}\u0000${page.createdAt}\u0000${page.version}\u0000${variantTag(variant)}`;
+}
+
+function viewOf(query: { print?: string }): View {
+  return query.print === '1' || query.print === 'true' ? 'print' : 'screen';
+}
+
+const NOT_MODIFIED_HEADERS = { 'cache-control': 'private, no-cache', vary: 'Cookie, Authorization, Accept-Encoding' };
 
 function sendCached(request: FastifyRequest, reply: FastifyReply, page: CachedPage): FastifyReply {
   pageHeaders(reply, page.csp)
@@ -88,9 +107,9 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
   }
 
   /** Draws a page that is not in the cache (or joins the drawing under way) and caches it. */
-  function drawPage(target: DashboardVersionRef, view: View, priority: RenderPriority): Promise<CachedPage> {
+  function drawPage(target: DashboardVersionRef, variant: PageVariant, priority: RenderPriority): Promise<CachedPage> {
     const { accountId, slug, version } = target;
-    const key = pageKey(target, view);
+    const key = pageKey(target, variant);
     let pending = rendering.get(key);
     if (!pending) {
       pending = (async () => {
@@ -101,8 +120,8 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
         // that takes publishes (and pre-renders them) with nobody looking.
         if (priority === 'visitor') renderer.warmUp();
         try {
-          const page = await renderer.render(stored.spec, { version, updatedAt: stored.created_at, view }, priority);
-          return cache.set(key, { etag: dashboardEtag(target, view), ...page });
+          const page = await renderer.render(stored.spec, { version, updatedAt: stored.created_at, ...variant }, priority);
+          return cache.set(key, { etag: dashboardEtag(target, variant), ...page });
         } catch (error) {
           if (error instanceof AppError && error.code === 'RENDER_TIMEOUT') {
             if (timedOut.size >= MAX_TIMED_OUT) timedOut.delete(timedOut.keys().next().value as string);
@@ -123,8 +142,8 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
       maxPending: 1000,
       canRender: () => renderer.idle,
       render: async (target) => {
-        if (!cache.get(pageKey(target, 'screen'))) {
-          await drawPage(target, 'screen', 'background');
+        if (!cache.get(pageKey(target, CURRENT_ON_SCREEN))) {
+          await drawPage(target, CURRENT_ON_SCREEN, 'background');
         }
         services.events.emit('dashboard.prerendered', target);
       },
@@ -155,25 +174,65 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
     return sendPage(reply, 200, page);
   });
 
-  app.get<{ Params: { slug: string }; Querystring: { print?: string } }>('/d/:slug', { schema: { hide: true } }, async (request, reply) => {
+  /** The signed-in reader and the dashboard's header, or null once redirected to sign in. */
+  async function readableDashboard(request: FastifyRequest, reply: FastifyReply, slug: string) {
     const ctx = await requireActor(services, request, reply);
-    if (!ctx) return reply;
+    if (!ctx) return null;
     requireRead(ctx);
-    const slug = request.params.slug;
     if (slug.length > 80 || !SLUG_PATTERN.test(slug)) throw notFound('dashboard', slug);
     const header = await findHeader(ctx.db, ctx.actor.accountId, slug);
     if (!header) throw notFound('dashboard', slug);
-    const view: View = request.query.print === '1' || request.query.print === 'true' ? 'print' : 'screen';
-    const target: DashboardVersionRef = { accountId: ctx.actor.accountId, slug, createdAt: header.created_at, version: header.version };
-    const etag = dashboardEtag(target, view);
-    if (etagMatches(request.headers['if-none-match'], etag)) {
-      return reply.code(304).header('etag', etag).header('cache-control', 'private, no-cache').header('vary', 'Cookie, Authorization, Accept-Encoding').send();
-    }
+    return { ctx, header };
+  }
+
+  /** A version's page: 304 for the browser's copy, the cached page, or one drawn now. */
+  async function sendVersionPage(request: FastifyRequest, reply: FastifyReply, target: DashboardVersionRef, variant: PageVariant): Promise<FastifyReply> {
+    const etag = dashboardEtag(target, variant);
+    if (etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).header('etag', etag).headers(NOT_MODIFIED_HEADERS).send();
     // Server-Timing shows in the browser's developer tools whether this visit waited for a drawing.
     const started = performance.now();
-    const cached = cache.get(pageKey(target, view));
-    const page = cached ?? (await drawPage(target, view, 'visitor'));
+    const cached = cache.get(pageKey(target, variant));
+    const page = cached ?? (await drawPage(target, variant, 'visitor'));
     reply.header('server-timing', cached ? 'page;desc="cached"' : `page;desc="drawn";dur=${(performance.now() - started).toFixed(1)}`);
     return sendCached(request, reply, page);
+  }
+
+  app.get<{ Params: { slug: string }; Querystring: { print?: string } }>('/d/:slug', { schema: { hide: true } }, async (request, reply) => {
+    const found = await readableDashboard(request, reply, request.params.slug);
+    if (!found) return reply;
+    const { ctx, header } = found;
+    const target: DashboardVersionRef = { accountId: ctx.actor.accountId, slug: request.params.slug, createdAt: header.created_at, version: header.version };
+    return sendVersionPage(request, reply, target, { view: viewOf(request.query), archived: false });
+  });
+
+  app.get<{ Params: { slug: string } }>('/d/:slug/versions', { schema: { hide: true } }, async (request, reply) => {
+    const found = await readableDashboard(request, reply, request.params.slug);
+    if (!found) return reply;
+    const { ctx, header } = found;
+    const slug = request.params.slug;
+    const versions = await listVersions(ctx.db, ctx.actor.accountId, slug);
+    const paths = dashboardPaths(slug);
+    const page = renderPage({
+      title: `${header.title}: versions`,
+      body: renderDashboardHistory(header.title, slug, versions),
+      crumbs: [{ label: 'Dashboards', href: '/d' }, { label: header.title, href: paths.current }, { label: 'Versions' }],
+    });
+    return sendPage(reply, 200, page);
+  });
+
+  app.get<{ Params: { slug: string; version: string }; Querystring: { print?: string } }>('/d/:slug/versions/:version', { schema: { hide: true } }, async (request, reply) => {
+    const found = await readableDashboard(request, reply, request.params.slug);
+    if (!found) return reply;
+    const { ctx, header } = found;
+    const slug = request.params.slug;
+    const version = /^[1-9]\d{0,8}$/.test(request.params.version) ? Number(request.params.version) : NaN;
+    if (!(version <= header.version)) {
+      throw new AppError('NOT_FOUND', `Dashboard "${slug}" has no version ${JSON.stringify(request.params.version)}; its versions run from 1 to ${header.version}.`);
+    }
+    const view = viewOf(request.query);
+    // The current version has one address, so one cached page and one ETag.
+    if (version === header.version) return reply.redirect(`${dashboardPaths(slug).current}${view === 'print' ? '?print=1' : ''}`, 302);
+    const target: DashboardVersionRef = { accountId: ctx.actor.accountId, slug, createdAt: header.created_at, version };
+    return sendVersionPage(request, reply, target, { view, archived: true });
   });
 }

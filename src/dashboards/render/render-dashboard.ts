@@ -23,6 +23,8 @@ const DEFAULT_COLUMNS = 24;
 export interface DashboardMeta {
   version: number;
   updatedAt: string;
+  /** The page listing every version, linked from the footer (absent where there is none to show). */
+  historyHref?: string;
 }
 
 export interface RenderedDashboard {
@@ -211,7 +213,8 @@ export function planDashboard(spec: DashboardSpec, meta: DashboardMeta): Planned
     if (!section.hidden) parts.push(renderSection(section, index, anchors[index] ?? '', layout, context));
   });
   if (sections.length === 0) parts.push('<p class="empty-note">This dashboard has no sections yet.</p>');
-  parts.push(`<footer class="dash-foot">Version ${meta.version}<span class="sep" aria-hidden="true">·</span>Updated ${timeElement(meta.updatedAt)}</footer>`);
+  const history = meta.historyHref ? `<span class="sep" aria-hidden="true">·</span><a href="${escapeAttr(meta.historyHref)}">All versions</a>` : '';
+  parts.push(`<footer class="dash-foot">Version ${meta.version}<span class="sep" aria-hidden="true">·</span>Updated ${timeElement(meta.updatedAt)}${history}</footer>`);
   return {
     title: spec.title,
     html: `<article class="dash layout-${layout}">${parts.join('')}</article>`,

@@ -92,7 +92,7 @@ function printRules(scope: string): string {
       .map((selector) => `${scope}${selector.trim()}`)
       .join(',');
   return [
-    `${s('.topbar,.tbl-tools,.copy-btn,.chart-data,.toc,.only-screen,.tbl-empty,.tbl-more')}{display:none!important}`,
+    `${s('.topbar,.archive-bar,.tbl-tools,.copy-btn,.chart-data,.toc,.only-screen,.tbl-empty,.tbl-more')}{display:none!important}`,
     `${s('.page')}{padding:0;max-width:none}`,
     `${s('.blk,.hl,.sec-head,.callout,.banner,.pull-quote,.fig,.tbl tr,.step,.check,.tl-event,.person,.li,.crit,.prog,.dash-head')}{break-inside:avoid}`,
     `${s('.k-table,.k-prose,.k-list,.k-timeline,.k-checklist,.k-steps,.k-comparison,.k-statusMatrix,.k-code,.k-links,.sec')}{break-inside:auto}`,
@@ -130,7 +130,8 @@ bdi{unicode-bidi:isolate}
 .brand:hover{text-decoration:none}
 .brand-mark{width:22px;height:22px;border-radius:6px;background:linear-gradient(135deg,var(--accent),var(--info));display:grid;place-items:center;color:#fff;font-size:12px;font-weight:800}
 .crumbs{display:flex;align-items:center;gap:8px;min-width:0;font-size:13.5px;color:var(--ink-3)}
-.crumbs a{color:var(--ink-2)}
+.crumbs a{color:var(--ink-2);white-space:nowrap;overflow:hidden;text-overflow:ellipsis;min-width:0}
+.crumbs .sep{flex:none}
 .crumbs .here{color:var(--ink);font-weight:550;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .topbar-actions{margin-left:auto;display:flex;align-items:center;gap:6px;flex:none}
 .topbar-actions form{margin:0}
@@ -147,6 +148,18 @@ bdi{unicode-bidi:isolate}
 .page{max-width:1280px;margin:0 auto;padding:28px 32px 56px;container:page/inline-size}
 .empty-note{color:var(--ink-3)}
 .preview-bar{display:none}
+.archive-bar{display:flex;flex-wrap:wrap;align-items:center;gap:8px 10px;max-width:1216px;margin:20px auto 0;padding:10px 12px 10px 16px;border:1px solid color-mix(in srgb,var(--warning) 45%,var(--border));border-radius:10px;background:color-mix(in srgb,var(--warning) 9%,var(--surface));font-size:13.5px}
+.archive-bar p{flex:1 1 260px;margin:0}
+.archive-bar .btn{width:auto;height:32px;font-size:13px;flex:none}
+
+/* version history */
+.versions{list-style:none;margin:0;padding:0;border:1px solid var(--border);border-radius:12px;background:var(--surface);overflow:hidden}
+.versions li{display:flex;flex-wrap:wrap;align-items:baseline;gap:4px 14px;padding:10px 16px;border-top:1px solid var(--border)}
+.versions li:first-child{border-top:0}
+.versions a{font-weight:600}
+.versions .when{color:var(--ink-3);font-size:13px;margin-left:auto}
+.versions .current-tag{font-size:11px;font-weight:650;text-transform:uppercase;letter-spacing:.05em;padding:0 7px;border-radius:999px;background:var(--sunken);color:var(--ink-2)}
+.versions-more{margin:12px 0 0;color:var(--ink-3);font-size:13px}
 
 /* dashboard header */
 .dash-head{margin:0 0 30px}
@@ -603,9 +616,10 @@ td .spark{display:inline-block;vertical-align:middle;width:76px;height:20px;marg
 }
 @media (max-width:640px){
   .page{padding:18px 14px 40px}
+  .archive-bar{margin:14px 14px 0}
   .topbar-in{padding:8px 14px;gap:10px}
   .btn-label{display:none}
-  .crumbs .here{display:none}
+  .crumbs .here,.crumbs .sep:nth-last-child(2),.crumbs>:nth-last-child(n+5){display:none}
 }
 `;
 

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
+
+let svc: TestServer;
+
+beforeAll(async () => {
+  svc = await startTestServer();
+});
+afterAll(async () => {
+  await svc.close();
+});
+
+async function get(path: string, headers: Record<string, string> = {}, token: string | null = svc.adminToken) {
+  const response = await fetch(svc.url + path, { headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers }, redirect: 'manual' });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+async function publish(spec: unknown): Promise<void> {
+  const response = await svc.request('POST', '/api/dashboards', { body: spec });
+  if (response.status !== 200 && response.status !== 201) throw new Error(`publish failed: ${response.status} ${response.text}`);
+}
+
+/** The text of the page's <main>, tags dropped. */
+function mainText(html: string): string {
+  const main = /<main[^>]*>([\s\S]*)<\/main>/.exec(html)?.[1] ?? '';
+  return main.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim();
+}
+
+const weekly = (week: number) => ({ slug: 'weekly', title: 'Weekly report', sections: [{ blocks: [{ type: 'paragraph', text: `Findings of week ${week}.` }] }] });
+
+describe(`dashboard version pages on ${testDialect}`, () => {
+  beforeAll(async () => {
+    for (const week of [1, 2, 3]) await publish(weekly(week));
+  });
+
+  it('lists every version, newest first, the current one linking to the dashboard', async () => {
+    const history = await get('/d/weekly/versions');
+    expect(history.status).toBe(200);
+    expect(history.headers.get('content-type')).toContain('text/html');
+    expect(mainText(history.text)).toMatch(/^Weekly report 3 versions, newest first Version 3 Current .+ Version 2 .+ Version 1 /);
+    const links = [...history.text.matchAll(/<li><a href="([^"]+)">Version (\d+)<\/a>/g)].map((match) => [match[2], match[1]]);
+    expect(links).toEqual([
+      ['3', '/d/weekly'],
+      ['2', '/d/weekly/versions/2'],
+      ['1', '/d/weekly/versions/1'],
+    ]);
+  });
+
+  it('shows an earlier version as it was published, under a bar that links to the current one', async () => {
+    const first = await get('/d/weekly/versions/1');
+    expect(first.status).toBe(200);
+    expect(first.text).toContain('Findings of week 1.');
+    expect(first.text).not.toContain('Findings of week 3.');
+    expect(first.text).toMatch(/<div class="archive-bar" role="note"><p><strong>Version 1<\/strong>, published <time [^>]+>[^<]+<\/time>\. This dashboard has been published again since\.<\/p>/);
+    expect(first.text).toContain('<a class="btn btn-primary" href="/d/weekly">Current version</a><a class="btn" href="/d/weekly/versions">All versions</a>');
+    expect(first.text).toContain('<title>Weekly report (version 1)');
+    expect(first.text).toContain('href="/d/weekly/versions/1?print=1"');
+
+    const current = await get('/d/weekly');
+    expect(current.text).toContain('Findings of week 3.');
+    expect(current.text).not.toContain('archive-bar');
+    expect(current.text).toMatch(/<footer class="dash-foot">Version 3<.*<a href="\/d\/weekly\/versions">All versions<\/a><\/footer>/);
+  });
+
+  it('revalidates an earlier version by its own ETag, apart from the current page and the print view', async () => {
+    const first = await get('/d/weekly/versions/1');
+    const etag = first.headers.get('etag') ?? '';
+    expect(etag).toMatch(/^W\/".+-1-sa-[0-9a-f]+"$/);
+    expect((await get('/d/weekly/versions/1', { 'if-none-match': etag })).status).toBe(304);
+    const printed = await get('/d/weekly/versions/1?print=1');
+    expect(printed.status).toBe(200);
+    expect(printed.headers.get('etag')).not.toBe(etag);
+    expect(printed.text).toContain('Findings of week 1.');
+    expect(printed.text).toContain('<a class="btn" href="/d/weekly/versions/1">Back to the dashboard</a>');
+    expect((await get('/d/weekly', { 'if-none-match': etag })).status).toBe(200);
+  });
+
+  it('sends the current version to its one address, and answers versions that do not exist with 404', async () => {
+    const current = await get('/d/weekly/versions/3');
+    expect(current.status).toBe(302);
+    expect(current.headers.get('location')).toBe('/d/weekly');
+    expect((await get('/d/weekly/versions/3?print=1')).headers.get('location')).toBe('/d/weekly?print=1');
+    for (const version of ['4', '0', '01', '-1', 'latest', '9999999999']) {
+      const missing = await get(`/d/weekly/versions/${version}`);
+      expect(missing.status, version).toBe(404);
+      expect(missing.headers.get('content-type'), version).toContain('text/html');
+    }
+    expect((await get('/d/weekly/versions/4')).text).toContain('Dashboard &quot;weekly&quot; has no version &quot;4&quot;; its versions run from 1 to 3.');
+    expect((await get('/d/nothing-here/versions')).status).toBe(404);
+    expect((await get('/d/nothing-here/versions/1')).status).toBe(404);
+  });
+
+  it('offers no history for a dashboard published once, and asks strangers to sign in', async () => {
+    await publish({ slug: 'once', title: 'Once' });
+    expect((await get('/d/once')).text).not.toContain('All versions');
+    expect(mainText((await get('/d/once/versions')).text)).toMatch(/^Once 1 version, newest first Version 1 Current/);
+    for (const path of ['/d/weekly/versions', '/d/weekly/versions/1']) {
+      const anonymous = await get(path, {}, null);
+      expect(anonymous.status, path).toBe(302);
+      expect(anonymous.headers.get('location'), path).toMatch(/^\/login/);
+    }
+  });
+
+  it('escapes the title in the history', async () => {
+    await publish({ slug: 'hostile-title', title: '<img src=x onerror=alert(1)>' });
+    await publish({ slug: 'hostile-title', title: '<img src=x onerror=alert(1)>' });
+    const history = await get('/d/hostile-title/versions');
+    expect(history.text).not.toContain('<img src=x');
+    expect(history.text).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect((await get('/d/hostile-title/versions/1')).text).not.toContain('<img src=x');
+  });
+});
