@@ -181,6 +181,36 @@ describe('dashboards in Chromium', () => {
     }
   });
 
+  it('tells an open page that a newer version was published, and that the dashboard was deleted', async () => {
+    const spec = (week: number) => ({ slug: 'live-notice', title: 'Live notice', sections: [{ blocks: [{ type: 'paragraph', text: `Findings of week ${week}.` }] }] });
+    expect((await svc.request('POST', '/api/dashboards', { body: spec(1) })).status).toBe(201);
+    const { context, page, errors } = await openPage({ width: 375 });
+    await page.goto(`${svc.url}/d/live-notice`, { waitUntil: 'load' });
+    const bar = page.locator('.update-bar');
+    await expect(bar.isVisible()).resolves.toBe(false);
+    // Nothing new yet: a check when the tab is shown again finds the same version and stays quiet.
+    await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await page.waitForLoadState('networkidle');
+    await expect(bar.isVisible()).resolves.toBe(false);
+
+    expect((await svc.request('POST', '/api/dashboards', { body: spec(2) })).status).toBe(200);
+    await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await bar.waitFor({ state: 'visible' });
+    await expect(bar.locator('p').textContent()).resolves.toBe('Version 2 of this dashboard was published just now.');
+    expect(await page.evaluate(() => document.scrollingElement?.scrollWidth ?? Infinity)).toBeLessThanOrEqual(375);
+    await page.getByRole('link', { name: 'Show version 2' }).click();
+    await page.waitForLoadState('load');
+    await expect(page.locator('main').textContent()).resolves.toContain('Findings of week 2.');
+
+    expect((await svc.request('DELETE', '/api/dashboards/live-notice')).status).toBe(204);
+    await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await bar.waitFor({ state: 'visible' });
+    await expect(bar.locator('p').textContent()).resolves.toBe('This dashboard has been deleted since this page was opened.');
+    await expect(bar.locator('a').isVisible()).resolves.toBe(false);
+    expect(errors.filter((error) => !error.includes('404'))).toEqual([]);
+    await context.close();
+  });
+
   it('toggles between light and dark, follows the system first and remembers the choice', async () => {
     const { context, page, errors } = await openPage({ colorScheme: 'dark' });
     await page.goto(`${svc.url}/d/engineering-health`, { waitUntil: 'load' });

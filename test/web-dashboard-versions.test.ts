@@ -101,6 +101,26 @@ describe(`dashboard version pages on ${testDialect}`, () => {
     }
   });
 
+  it('tells an open page the latest version by /d/:slug/latest.json, never cached', async () => {
+    const latest = await get('/d/weekly/latest.json');
+    expect(latest.status).toBe(200);
+    expect(latest.headers.get('cache-control')).toBe('no-store');
+    expect(JSON.parse(latest.text)).toEqual({ version: 3, updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), url: '/d/weekly' });
+    const current = await get('/d/weekly');
+    expect(current.text).toContain('<div class="update-bar" role="status" hidden data-watch="/d/weekly/latest.json" data-version="3">');
+    expect(current.headers.get('content-security-policy')).toContain("connect-src 'self'");
+    // Earlier versions and print views are not followed.
+    expect((await get('/d/weekly/versions/1')).text).not.toContain('data-watch');
+    expect((await get('/d/weekly?print=1')).text).not.toContain('data-watch');
+
+    const missing = await get('/d/no-such-dashboard/latest.json');
+    expect(missing.status).toBe(404);
+    expect(JSON.parse(missing.text)).toEqual({ error: 'No dashboard "no-such-dashboard" in this account.', code: 'NOT_FOUND' });
+    const anonymous = await get('/d/weekly/latest.json', {}, null);
+    expect(anonymous.status).toBe(401);
+    expect(JSON.parse(anonymous.text).code).toBe('UNAUTHENTICATED');
+  });
+
   it('escapes the title in the history', async () => {
     await publish({ slug: 'hostile-title', title: '<img src=x onerror=alert(1)>' });
     await publish({ slug: 'hostile-title', title: '<img src=x onerror=alert(1)>' });

@@ -19,10 +19,10 @@ export interface PageMeta {
   archived?: boolean;
 }
 
-/** Where a dashboard's pages are: the current version, one version, and the list of them. */
-export function dashboardPaths(slug: string): { current: string; history: string; version: (n: number) => string } {
+/** Where a dashboard's pages are: the current version, one version, the list of them, and the latest version's number. */
+export function dashboardPaths(slug: string): { current: string; history: string; version: (n: number) => string; latest: string } {
   const current = `/d/${encodeURIComponent(slug)}`;
-  return { current, history: `${current}/versions`, version: (n) => `${current}/versions/${n}` };
+  return { current, history: `${current}/versions`, version: (n) => `${current}/versions/${n}`, latest: `${current}/latest.json` };
 }
 
 export interface RenderedPage {
@@ -54,6 +54,11 @@ export function planDashboardPage(specText: string, meta: PageMeta): PlannedPage
     ? `<div class="archive-bar" role="note"><p><strong>Version ${meta.version}</strong>, published ${timeElement(meta.updatedAt)}. This dashboard has been published again since.</p>` +
       `<a class="btn btn-primary" href="${escapeAttr(paths.current)}">Current version</a><a class="btn" href="${escapeAttr(paths.history)}">All versions</a></div>`
     : '';
+  // The current version on screen watches for a newer one (see the client script); hidden until then.
+  const updateBar =
+    !meta.archived && !printing
+      ? `<div class="update-bar" role="status" hidden data-watch="${escapeAttr(paths.latest)}" data-version="${meta.version}"><p></p><a class="btn btn-primary" href="${escapeAttr(paths.current)}" hidden>Show it</a></div>`
+      : '';
   const page = renderPage({
     title: meta.archived ? `${rendered.title} (version ${meta.version})` : rendered.title,
     body: rendered.html,
@@ -63,7 +68,7 @@ export function planDashboardPage(specText: string, meta: PageMeta): PlannedPage
     actions: printLink,
     printPreview: printing,
     scriptHashes: rendered.frameScriptHashes,
-    beforeMain: previewBar + archiveBar,
+    beforeMain: previewBar + archiveBar + updateBar,
   });
   return { ...page, charts: rendered.charts };
 }

@@ -205,6 +205,17 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
     return sendVersionPage(request, reply, target, { view: viewOf(request.query), archived: false });
   });
 
+  // What an open page asks to learn of a newer version: the number and time only, never cached.
+  app.get<{ Params: { slug: string } }>('/d/:slug/latest.json', { schema: { hide: true } }, async (request, reply) => {
+    const ctx = await webActor(services, request);
+    if (!ctx) return reply.code(401).header('cache-control', 'no-store').send({ error: 'Sign in to follow this dashboard.', code: 'UNAUTHENTICATED' });
+    requireRead(ctx);
+    const slug = request.params.slug;
+    const header = slug.length <= 80 && SLUG_PATTERN.test(slug) ? await findHeader(ctx.db, ctx.actor.accountId, slug) : undefined;
+    if (!header) return reply.code(404).header('cache-control', 'no-store').send({ error: `No dashboard "${slug}" in this account.`, code: 'NOT_FOUND' });
+    return reply.header('cache-control', 'no-store').send({ version: header.version, updated_at: header.updated_at, url: dashboardPaths(slug).current });
+  });
+
   app.get<{ Params: { slug: string } }>('/d/:slug/versions', { schema: { hide: true } }, async (request, reply) => {
     const found = await readableDashboard(request, reply, request.params.slug);
     if (!found) return reply;

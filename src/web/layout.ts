@@ -45,7 +45,8 @@ export function contentSecurityPolicy(scriptHashes: readonly string[] = []): str
     "img-src 'self' https: http: data:",
     "font-src 'self' data:",
     "frame-src 'self'",
-    "connect-src 'none'",
+    // The dashboard page asks its own origin whether a newer version has been published.
+    "connect-src 'self'",
     "form-action 'self'",
     "base-uri 'none'",
     "frame-ancestors 'self'",

@@ -177,22 +177,57 @@ export const CLIENT_SCRIPT = String.raw`(function () {
   }
 
   // Times: "3 hours ago", the exact time on hover --------------------------------------------------
+  var units = [['year', 31536000], ['month', 2592000], ['week', 604800], ['day', 86400], ['hour', 3600], ['minute', 60]];
+  var relativeFormat = window.Intl && Intl.RelativeTimeFormat ? new Intl.RelativeTimeFormat('en', { numeric: 'auto' }) : null;
+
+  /** "3 hours ago" for an ISO time, or null when it is over a month away (or the browser cannot say). */
+  function relativeText(iso) {
+    var when = Date.parse(iso);
+    if (!relativeFormat || isNaN(when)) return null;
+    var seconds = (when - Date.now()) / 1000;
+    if (Math.abs(seconds) > 30 * 86400) return null;
+    for (var i = 0; i < units.length; i++) {
+      if (Math.abs(seconds) >= units[i][1]) return relativeFormat.format(Math.round(seconds / units[i][1]), units[i][0]);
+    }
+    return 'just now';
+  }
+
   function relativeTimes() {
-    var now = Date.now();
-    var units = [['year', 31536000], ['month', 2592000], ['week', 604800], ['day', 86400], ['hour', 3600], ['minute', 60]];
-    var format = window.Intl && Intl.RelativeTimeFormat ? new Intl.RelativeTimeFormat('en', { numeric: 'auto' }) : null;
-    if (!format) return;
     document.querySelectorAll('time[data-relative]').forEach(function (element) {
-      var when = Date.parse(element.getAttribute('datetime'));
-      if (isNaN(when)) return;
-      var seconds = (when - now) / 1000;
-      if (Math.abs(seconds) > 30 * 86400) return;
+      var text = relativeText(element.getAttribute('datetime'));
+      if (text === null) return;
       element.setAttribute('title', element.textContent);
-      for (var i = 0; i < units.length; i++) {
-        if (Math.abs(seconds) >= units[i][1]) { element.textContent = format.format(Math.round(seconds / units[i][1]), units[i][0]); return; }
-      }
-      element.textContent = 'just now';
+      element.textContent = text;
     });
+  }
+
+  // A newer version: the current version's page asks every minute, and when its tab is shown again -----
+  function watchForNewerVersion(bar) {
+    var url = bar.getAttribute('data-watch');
+    var shown = Number(bar.getAttribute('data-version'));
+    var text = bar.querySelector('p');
+    var link = bar.querySelector('a');
+    var settled = false;
+    function tell(message) {
+      settled = true;
+      text.textContent = message;
+      bar.hidden = false;
+    }
+    function check() {
+      if (settled || document.visibilityState === 'hidden') return;
+      fetch(url, { headers: { accept: 'application/json' }, cache: 'no-store', credentials: 'same-origin' }).then(function (response) {
+        if (response.status === 404) return tell('This dashboard has been deleted since this page was opened.');
+        if (!response.ok) return;
+        return response.json().then(function (latest) {
+          if (!(latest.version > shown)) return;
+          link.textContent = 'Show version ' + latest.version;
+          link.hidden = false;
+          tell('Version ' + latest.version + ' of this dashboard was published ' + (relativeText(latest.updated_at) || 'since this page was opened') + '.');
+        });
+      }).catch(function () {});
+    }
+    setInterval(check, 60000);
+    document.addEventListener('visibilitychange', check);
   }
 
   function start() {
@@ -202,6 +237,7 @@ export const CLIENT_SCRIPT = String.raw`(function () {
     document.querySelectorAll('table.tbl[data-sortable]').forEach(setUpSorting);
     document.querySelectorAll('[data-copy]').forEach(function (button) { if (navigator.clipboard) button.hidden = false; });
     relativeTimes();
+    document.querySelectorAll('[data-watch]').forEach(watchForNewerVersion);
   }
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);

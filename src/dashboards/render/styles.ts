@@ -92,7 +92,7 @@ function printRules(scope: string): string {
       .map((selector) => `${scope}${selector.trim()}`)
       .join(',');
   return [
-    `${s('.topbar,.archive-bar,.tbl-tools,.copy-btn,.chart-data,.toc,.only-screen,.tbl-empty,.tbl-more')}{display:none!important}`,
+    `${s('.topbar,.archive-bar,.update-bar,.tbl-tools,.copy-btn,.chart-data,.toc,.only-screen,.tbl-empty,.tbl-more')}{display:none!important}`,
     `${s('.page')}{padding:0;max-width:none}`,
     `${s('.blk,.hl,.sec-head,.callout,.banner,.pull-quote,.fig,.tbl tr,.step,.check,.tl-event,.person,.li,.crit,.prog,.dash-head')}{break-inside:avoid}`,
     `${s('.k-table,.k-prose,.k-list,.k-timeline,.k-checklist,.k-steps,.k-comparison,.k-statusMatrix,.k-code,.k-links,.sec')}{break-inside:auto}`,
@@ -151,6 +151,11 @@ bdi{unicode-bidi:isolate}
 .archive-bar{display:flex;flex-wrap:wrap;align-items:center;gap:8px 10px;max-width:1216px;margin:20px auto 0;padding:10px 12px 10px 16px;border:1px solid color-mix(in srgb,var(--warning) 45%,var(--border));border-radius:10px;background:color-mix(in srgb,var(--warning) 9%,var(--surface));font-size:13.5px}
 .archive-bar p{flex:1 1 260px;margin:0}
 .archive-bar .btn{width:auto;height:32px;font-size:13px;flex:none}
+.update-bar{position:fixed;right:16px;bottom:16px;z-index:30;display:flex;flex-wrap:wrap;align-items:center;gap:8px 12px;max-width:min(440px,calc(100vw - 32px));padding:12px 12px 12px 16px;border:1px solid var(--border-strong);border-radius:12px;background:var(--surface);box-shadow:0 12px 32px -10px rgba(16,24,40,.35);font-size:13.5px}
+.update-bar[hidden]{display:none}
+.update-bar p{flex:1 1 200px;margin:0}
+.update-bar .btn{width:auto;height:32px;font-size:13px;flex:none}
+.update-bar .btn[hidden]{display:none}
 
 /* version history */
 .versions{list-style:none;margin:0;padding:0;border:1px solid var(--border);border-radius:12px;background:var(--surface);overflow:hidden}
@@ -620,6 +625,7 @@ td .spark{display:inline-block;vertical-align:middle;width:76px;height:20px;marg
   .topbar-in{padding:8px 14px;gap:10px}
   .btn-label{display:none}
   .crumbs .here,.crumbs .sep:nth-last-child(2),.crumbs>:nth-last-child(n+5){display:none}
+  .brand{font-size:0;gap:0}
 }
 `;
 
