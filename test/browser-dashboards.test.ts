@@ -211,6 +211,42 @@ describe('dashboards in Chromium', () => {
     await context.close();
   });
 
+  it('filters the dashboards index by title, subtitle and group name', async () => {
+    const extra = [
+      { slug: 'ledger-latency', title: 'Ledger latency', group: 'Treasury' },
+      { slug: 'card-declines', title: 'Card declines', subtitle: 'By issuer and reason', group: 'Treasury' },
+      { slug: 'runner-fleet', title: 'Runner fleet', group: 'Build infrastructure' },
+      { slug: 'flaky-tests', title: 'Flaky tests', subtitle: 'Quarantined and retried', group: 'Build infrastructure' },
+    ];
+    for (const spec of extra) expect((await svc.request('POST', '/api/dashboards', { body: spec })).status).toBeLessThan(300);
+    const { context, page, errors } = await openPage({ width: 375 });
+    await page.goto(`${svc.url}/d`, { waitUntil: 'load' });
+    const total = Number(await page.locator('[data-index-count]').getAttribute('data-index-count'));
+    expect(total).toBeGreaterThanOrEqual(8);
+    const visibleTitles = () => page.locator('.card-title:visible').allTextContents();
+    const filter = page.getByRole('searchbox', { name: 'Filter dashboards' });
+
+    await filter.fill('treasury');
+    await expect(visibleTitles()).resolves.toEqual(['Card declines', 'Ledger latency']);
+    await expect(page.locator('[data-index-count]').textContent()).resolves.toBe(`2 of ${total} dashboards match`);
+    await expect(page.locator('.dgroup-title:visible').allTextContents()).resolves.toEqual(['Treasury2 of 2']);
+
+    await filter.fill('build retried');
+    await expect(visibleTitles()).resolves.toEqual(['Flaky tests']);
+    await expect(page.locator('.dgroup-title:visible').allTextContents()).resolves.toEqual(['Build infrastructure1 of 2']);
+    await filter.fill('no such dashboard');
+    await expect(visibleTitles()).resolves.toEqual([]);
+    await expect(page.locator('.index-none').isVisible()).resolves.toBe(true);
+    await filter.fill('');
+    await expect(visibleTitles().then((titles) => titles.length)).resolves.toBe(total);
+    await expect(page.locator('[data-index-count]').textContent()).resolves.toBe(`${total} dashboards in this account`);
+    await expect(page.locator('.index-none').isVisible()).resolves.toBe(false);
+    await expect(page.locator('.dgroup[data-group="Treasury"] .dgroup-count').textContent()).resolves.toBe('2');
+    expect(await page.evaluate(() => document.scrollingElement?.scrollWidth ?? Infinity)).toBeLessThanOrEqual(375);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('toggles between light and dark, follows the system first and remembers the choice', async () => {
     const { context, page, errors } = await openPage({ colorScheme: 'dark' });
     await page.goto(`${svc.url}/d/engineering-health`, { waitUntil: 'load' });

@@ -15,7 +15,7 @@ export interface VersionEntry {
 export function renderDashboardHistory(title: string, slug: string, versions: readonly VersionEntry[]): string {
   const paths = dashboardPaths(slug);
   const count = versions.length;
-  const head = `<div class="index-head"><h1>${escapeHtml(title)}</h1><p>${count === 1 ? '1 version' : `${formatNumber(count)} versions`}, newest first</p></div>`;
+  const head = `<div class="index-head"><div><h1>${escapeHtml(title)}</h1><p>${count === 1 ? '1 version' : `${formatNumber(count)} versions`}, newest first</p></div></div>`;
   const items = versions
     .slice(0, LISTED_VERSIONS)
     .map((entry, index) => {

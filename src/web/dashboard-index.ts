@@ -38,9 +38,16 @@ function renderCard(dashboard: DashboardSummary): string {
   );
 }
 
+/** From this many dashboards on, the index has a filter box (see the client script). */
+export const FILTER_FROM = 8;
+
 export function renderDashboardIndex(dashboards: readonly DashboardSummary[]): string {
   const count = dashboards.length;
-  const head = `<div class="index-head"><h1>Dashboards</h1><p>${count === 1 ? '1 dashboard' : `${count} dashboards`} in this account</p></div>`;
+  const filter =
+    count >= FILTER_FROM
+      ? `<input class="index-filter" type="search" data-index-filter placeholder="Filter by title, subtitle or group" aria-label="Filter dashboards" autocomplete="off">`
+      : '';
+  const head = `<div class="index-head"><div><h1>Dashboards</h1><p data-index-count="${count}">${count === 1 ? '1 dashboard' : `${count} dashboards`} in this account</p></div>${filter}</div>`;
   if (count === 0) {
     return (
       head +
@@ -56,8 +63,10 @@ export function renderDashboardIndex(dashboards: readonly DashboardSummary[]): s
       const heading = title
         ? `<h2 class="dgroup-title">${escapeHtml(title)}<span class="dgroup-count">${group.dashboards.length}</span></h2>`
         : '';
-      return `<section class="dgroup">${heading}<ul class="cards">${group.dashboards.map(renderCard).join('')}</ul></section>`;
+      // The group's name takes part in the filter: "platform" finds every dashboard of the Platform group.
+      return `<section class="dgroup" data-group="${escapeAttr(group.name ?? '')}">${heading}<ul class="cards">${group.dashboards.map(renderCard).join('')}</ul></section>`;
     })
     .join('');
-  return head + sections;
+  const noMatch = count >= FILTER_FROM ? '<p class="index-none" hidden>No dashboard matches the filter.</p>' : '';
+  return head + sections + noMatch;
 }

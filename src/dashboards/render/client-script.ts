@@ -201,6 +201,38 @@ export const CLIENT_SCRIPT = String.raw`(function () {
     });
   }
 
+  // The dashboards index: a filter over titles, subtitles and group names ----------------------------
+  function setUpIndexFilter(input) {
+    var count = document.querySelector('[data-index-count]');
+    var total = Number(count.getAttribute('data-index-count'));
+    var countText = count.textContent;
+    var none = document.querySelector('.index-none');
+    var groups = Array.prototype.map.call(document.querySelectorAll('.dgroup'), function (group) {
+      var name = (group.getAttribute('data-group') || '').toLowerCase();
+      var badge = group.querySelector('.dgroup-count');
+      return { element: group, badge: badge, size: badge && badge.textContent, cards: Array.prototype.map.call(group.querySelectorAll('.cards > li'), function (item) {
+        return { element: item, text: name + ' ' + item.textContent.toLowerCase() };
+      }) };
+    });
+    input.addEventListener('input', function () {
+      var terms = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+      var shown = 0;
+      groups.forEach(function (group) {
+        var matches = 0;
+        group.cards.forEach(function (card) {
+          var match = terms.every(function (term) { return card.text.indexOf(term) !== -1; });
+          card.element.hidden = !match;
+          if (match) matches++;
+        });
+        group.element.hidden = matches === 0;
+        if (group.badge) group.badge.textContent = terms.length ? matches + ' of ' + group.size : group.size;
+        shown += matches;
+      });
+      count.textContent = terms.length ? shown + ' of ' + total + ' dashboards match' : countText;
+      none.hidden = shown > 0;
+    });
+  }
+
   // A newer version: the current version's page asks every minute, and when its tab is shown again -----
   function watchForNewerVersion(bar) {
     var url = bar.getAttribute('data-watch');
@@ -238,6 +270,7 @@ export const CLIENT_SCRIPT = String.raw`(function () {
     document.querySelectorAll('[data-copy]').forEach(function (button) { if (navigator.clipboard) button.hidden = false; });
     relativeTimes();
     document.querySelectorAll('[data-watch]').forEach(watchForNewerVersion);
+    document.querySelectorAll('[data-index-filter]').forEach(setUpIndexFilter);
   }
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);

@@ -152,10 +152,8 @@ bdi{unicode-bidi:isolate}
 .archive-bar p{flex:1 1 260px;margin:0}
 .archive-bar .btn{width:auto;height:32px;font-size:13px;flex:none}
 .update-bar{position:fixed;right:16px;bottom:16px;z-index:30;display:flex;flex-wrap:wrap;align-items:center;gap:8px 12px;max-width:min(440px,calc(100vw - 32px));padding:12px 12px 12px 16px;border:1px solid var(--border-strong);border-radius:12px;background:var(--surface);box-shadow:0 12px 32px -10px rgba(16,24,40,.35);font-size:13.5px}
-.update-bar[hidden]{display:none}
 .update-bar p{flex:1 1 200px;margin:0}
 .update-bar .btn{width:auto;height:32px;font-size:13px;flex:none}
-.update-bar .btn[hidden]{display:none}
 
 /* version history */
 .versions{list-style:none;margin:0;padding:0;border:1px solid var(--border);border-radius:12px;background:var(--surface);overflow:hidden}
@@ -553,7 +551,9 @@ td .spark{display:inline-block;vertical-align:middle;width:76px;height:20px;marg
 .layout-report .k-prose .blk-title{font-size:17px}
 
 /* dashboards index */
-.index-head{margin:0 0 26px}
+.index-head{margin:0 0 26px;display:flex;flex-wrap:wrap;align-items:flex-end;justify-content:space-between;gap:14px 24px}
+.index-filter{flex:1 1 260px;max-width:360px;min-width:0;height:36px;padding:0 12px;border:1px solid var(--border-strong);border-radius:8px;background:var(--surface);color:var(--ink);font:inherit;font-size:14px}
+.index-none{color:var(--ink-3)}
 .index-head h1{font-size:28px;letter-spacing:-.02em;margin:0 0 4px}
 .index-head p{margin:0;color:var(--ink-3)}
 .dgroup{margin:0 0 34px}
