@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runDashboardLs, runDashboardPublish, runDashboardRm, runDashboardShow } from '../src/cli/dashboard.js';
+import { runDashboardLs, runDashboardPublish, runDashboardRm, runDashboardShow, runDashboardVersions } from '../src/cli/dashboard.js';
 import { CliError } from '../src/cli/deps.js';
 import { runLogin } from '../src/cli/login.js';
 import { runProjectCreate, runProjectLs } from '../src/cli/project.js';
@@ -102,6 +102,15 @@ describe('svc CLI against a running server', () => {
     const showJson = captureDeps({ env });
     await runDashboardShow('ops', { json: true, version: 1 }, showJson);
     expect(JSON.parse(showJson.out())).toMatchObject({ version: 1, spec: { title: 'Operations' } });
+
+    const versions = captureDeps({ env });
+    await runDashboardVersions('ops', {}, versions);
+    expect(versions.out()).toMatch(new RegExp(`^2\t\\d{4}-\\d\\d-\\d\\dT[^\t]+\t${svc.url}/d/ops\n1\t[^\t]+\t${svc.url}/d/ops/versions/1\n$`));
+    const versionsJson = captureDeps({ env });
+    await runDashboardVersions('ops', { json: true }, versionsJson);
+    expect(JSON.parse(versionsJson.out()).map((v: { version: number }) => v.version)).toEqual([2, 1]);
+    const page = await fetch(`${svc.url}/d/ops/versions/1`, { headers: { authorization: `Bearer ${svc.adminToken}` } });
+    expect(page.status).toBe(200);
 
     await runDashboardRm('ops', captureDeps({ env }));
     await expect(runDashboardShow('ops', {}, captureDeps({ env }))).rejects.toThrow('NOT_FOUND');

@@ -171,6 +171,20 @@ export async function runDashboardShow(slug: string, options: { json?: boolean; 
   for (const [label, value] of lines) if (value) deps.stdout.write(deps.isTTY ? `${label.padEnd(9)}${value}\n` : `${label}\t${value}\n`);
 }
 
+export async function runDashboardVersions(slug: string, options: { json?: boolean }, deps: CliDeps): Promise<void> {
+  const client = new ApiClient(resolveCredentials(deps));
+  const path = `/api/dashboards/${encodeURIComponent(slug)}`;
+  const { body } = await client.request<{ versions: Array<{ version: number; created_at: string }> }>('GET', `${path}/versions`);
+  if (options.json) return printJson(deps, body.versions);
+  const { body: current } = await client.request<DashboardDocument>('GET', path);
+  printTable(deps, body.versions, [
+    { header: 'version', value: (v) => String(v.version), numeric: true },
+    { header: 'published', value: (v) => timeCell(deps, v.created_at) },
+    // Each version keeps its page; the newest is the dashboard's own.
+    { header: 'url', value: (v) => (v.version === current.version ? current.url : `${current.url}/versions/${v.version}`) },
+  ]);
+}
+
 export async function runDashboardRm(slug: string, deps: CliDeps): Promise<void> {
   const client = new ApiClient(resolveCredentials(deps));
   await client.request('DELETE', `/api/dashboards/${encodeURIComponent(slug)}`);
@@ -202,6 +216,11 @@ export function registerDashboard(program: Command, deps: () => CliDeps): void {
     .option('--version <n>', 'a past version', parseIntegerOption('--version', 1, MAX_VERSION))
     .option('--json', 'print JSON')
     .action((slug: string, options: { json?: boolean; version?: number }) => runDashboardShow(slug, options, deps()));
+  dashboard
+    .command('versions <slug>')
+    .description('list a dashboard\'s versions, newest first, with the page of each')
+    .option('--json', 'print JSON')
+    .action((slug: string, options: { json?: boolean }) => runDashboardVersions(slug, options, deps()));
   dashboard
     .command('rm <slug>')
     .description('delete a dashboard and its versions')
