@@ -247,6 +247,19 @@ describe('dashboards in Chromium', () => {
     await context.close();
   });
 
+  it('downloads a table as CSV from its button', async () => {
+    const { context, page, errors } = await openPage();
+    await page.goto(`${svc.url}/d/engineering-health`, { waitUntil: 'load' });
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download Services as CSV' }).click()]);
+    expect(download.suggestedFilename()).toBe('engineering-health-v1-table-2-6.csv');
+    const lines = fs.readFileSync(await download.path(), 'utf8').split('\r\n');
+    expect(lines[0]).toBe('\uFEFFService,Owner,Status,Requests,p95 (ms),Errors %,p95 trend,SLO');
+    expect(lines[1]).toBe('api-gateway,platform,healthy,120000,201,0.02,180 183 186 189 192 195 198 201,99.0%');
+    expect(lines).toHaveLength(14);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('toggles between light and dark, follows the system first and remembers the choice', async () => {
     const { context, page, errors } = await openPage({ colorScheme: 'dark' });
     await page.goto(`${svc.url}/d/engineering-health`, { waitUntil: 'load' });

@@ -130,3 +130,76 @@ describe(`dashboard version pages on ${testDialect}`, () => {
     expect((await get('/d/hostile-title/versions/1')).text).not.toContain('<img src=x');
   });
 });
+
+describe(`table downloads on ${testDialect}`, () => {
+  const spec = (note: string) => ({
+    slug: 'latency-table',
+    title: 'Latency',
+    sections: [
+      {
+        blocks: [
+          { type: 'paragraph', text: 'Services by latency.' },
+          {
+            type: 'table',
+            title: 'Services',
+            columns: [
+              { key: 'name', label: 'Service' },
+              { key: 'p99', label: 'p99 (ms)', numeric: true },
+              { key: 'note', label: 'Note, "quoted"' },
+            ],
+            rows: [
+              { name: { value: 'api', href: 'https://api.example.com', tone: 'positive' }, p99: 120.5, note },
+              { name: 'billing', p99: null, note: 'line one\nline two' },
+              { name: '=HYPERLINK("https://evil.example","click")', p99: -3, note: '-5 is a string' },
+              { name: 'Zürich ✓' },
+            ],
+            footer: { name: 'Total', p99: 117.5 },
+          },
+        ],
+      },
+    ],
+  });
+
+  it('offers each table as CSV of the version on the page: raw values, quoted, formulas defused, no footer', async () => {
+    await publish(spec('first'));
+    const page = await get('/d/latency-table');
+    expect(page.text).toContain(
+      '<a class="btn tbl-csv" href="/d/latency-table/versions/1/sections/0/blocks/1.csv" download aria-label="Download Services as CSV">',
+    );
+    const csv = await get('/d/latency-table/versions/1/sections/0/blocks/1.csv');
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(csv.headers.get('content-disposition')).toBe('attachment; filename="latency-table-v1-table-0-1.csv"');
+    expect(csv.text).toBe(
+      [
+        'Service,p99 (ms),"Note, ""quoted"""',
+        'api,120.5,first',
+        'billing,,"line one\nline two"',
+        `"'=HYPERLINK(""https://evil.example"",""click"")",-3,'-5 is a string`,
+        'Zürich ✓,,',
+        '',
+      ].join('\r\n'),
+    );
+
+    // A byte order mark first, so Excel reads UTF-8 (fetch's text() drops it).
+    const bytes = Buffer.from(await (await fetch(`${svc.url}/d/latency-table/versions/1/sections/0/blocks/1.csv`, { headers: { authorization: `Bearer ${svc.adminToken}` } })).arrayBuffer());
+    expect([...bytes.subarray(0, 4)]).toEqual([0xef, 0xbb, 0xbf, 'S'.charCodeAt(0)]);
+
+    // Republished: the first version's table is still the first version's.
+    await publish(spec('second'));
+    expect((await get('/d/latency-table/versions/1/sections/0/blocks/1.csv')).text).toContain('api,120.5,first');
+    expect((await get('/d/latency-table/versions/2/sections/0/blocks/1.csv')).text).toContain('api,120.5,second');
+    expect((await get('/d/latency-table')).text).toContain('href="/d/latency-table/versions/2/sections/0/blocks/1.csv"');
+  });
+
+  it('answers a block that is not a table, or a version that does not exist, with a 404 that says how to ask', async () => {
+    const paragraph = await get('/d/latency-table/versions/1/sections/0/blocks/0.csv');
+    expect(paragraph.status).toBe(404);
+    expect(paragraph.text).toContain('Version 1 of dashboard &quot;latency-table&quot; has no table at /sections/0/blocks/0; a table downloads as …/sections/&lt;n&gt;/blocks/&lt;n&gt;.csv.');
+    for (const route of ['/d/latency-table/versions/9/sections/0/blocks/1.csv', '/d/latency-table/versions/1/sections/5/blocks/1.csv', '/d/latency-table/versions/1/sections/0/blocks/1.json', '/d/latency-table/versions/x/sections/0/blocks/1.csv']) {
+      expect((await get(route)).status, route).toBe(404);
+    }
+    const anonymous = await get('/d/latency-table/versions/1/sections/0/blocks/1.csv', {}, null);
+    expect(anonymous.status).toBe(302);
+  });
+});

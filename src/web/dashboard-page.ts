@@ -41,7 +41,8 @@ export function planDashboardPage(specText: string, meta: PageMeta): PlannedPage
   const paths = dashboardPaths(spec.slug);
   // A first version has no history to show; an archived one always has a later version.
   const historyHref = meta.version > 1 || meta.archived ? paths.history : undefined;
-  const rendered = planDashboard(spec, { version: meta.version, updatedAt: meta.updatedAt, ...(historyHref ? { historyHref } : {}) });
+  // Downloads name the version, so a table's CSV is the one on the page even once it is republished.
+  const rendered = planDashboard(spec, { version: meta.version, updatedAt: meta.updatedAt, downloadBase: paths.version(meta.version), ...(historyHref ? { historyHref } : {}) });
   const pagePath = meta.archived ? paths.version(meta.version) : paths.current;
   const printing = meta.view === 'print';
   const printLink = printing

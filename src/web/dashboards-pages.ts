@@ -9,7 +9,9 @@ import type { ActorContext, Services } from '../context.js';
 import type { DashboardVersionRef } from '../events.js';
 import { requireRead } from '../dashboards/access.js';
 import { listDashboards, SLUG_PATTERN } from '../dashboards/read-dashboards.js';
+import type { DashboardSpec } from '../dashboards/spec-schema.js';
 import { anyDashboard, findHeader, findVersion, listVersions } from '../dashboards/store.js';
+import { tableCsv } from '../dashboards/table-csv.js';
 import { AppError, notFound } from '../errors.js';
 import { BUILD_ID } from './assets.js';
 import { renderDashboardIndex } from './dashboard-index.js';
@@ -57,6 +59,11 @@ export function dashboardEtag(page: DashboardVersionRef, variant: PageVariant): 
 
 function pageKey(page: DashboardVersionRef, variant: PageVariant): string {
   return `${page.accountId}\u0000${page.slug}\u0000${page.createdAt}\u0000${page.version}\u0000${variantTag(variant)}`;
+}
+
+/** A version number as the URL spells it: no sign, no leading zero. */
+function positiveInteger(text: string): number | null {
+  return /^[1-9]\d{0,8}$/.test(text) ? Number(text) : null;
 }
 
 function viewOf(query: { print?: string }): View {
@@ -216,6 +223,35 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
     return reply.header('cache-control', 'no-store').send({ version: header.version, updated_at: header.updated_at, url: dashboardPaths(slug).current });
   });
 
+  // A table of a version as CSV. The spec is parsed here, in the request thread: at most tens of
+  // milliseconds for the largest legal spec, for a download someone asked for.
+  app.get<{ Params: { slug: string; version: string; section: string; file: string } }>(
+    '/d/:slug/versions/:version/sections/:section/blocks/:file',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const { slug } = request.params;
+      const found = await readableDashboard(request, reply, slug);
+      if (!found) return reply;
+      const { ctx } = found;
+      const version = positiveInteger(request.params.version);
+      const section = /^\d{1,6}$/.test(request.params.section) ? Number(request.params.section) : NaN;
+      const block = /^(\d{1,6})\.csv$/.exec(request.params.file);
+      const stored = version === null ? undefined : await findVersion(ctx.db, ctx.actor.accountId, slug, version);
+      if (!stored) throw new AppError('NOT_FOUND', `Dashboard "${slug}" has no version ${JSON.stringify(request.params.version)}.`);
+      const spec = JSON.parse(stored.spec) as DashboardSpec;
+      const table = block ? spec.sections?.[section]?.blocks?.[Number(block[1])] : undefined;
+      if (!block || table?.type !== 'table') {
+        throw new AppError('NOT_FOUND', `Version ${version} of dashboard "${slug}" has no table at /sections/${request.params.section}/blocks/${request.params.file.replace(/\.csv$/, '')}; a table downloads as …/sections/<n>/blocks/<n>.csv.`);
+      }
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${slug}-v${version}-table-${section}-${block[1]}.csv"`)
+        .header('cache-control', 'private, no-cache')
+        .header('x-content-type-options', 'nosniff')
+        .send(tableCsv(table));
+    },
+  );
+
   app.get<{ Params: { slug: string } }>('/d/:slug/versions', { schema: { hide: true } }, async (request, reply) => {
     const found = await readableDashboard(request, reply, request.params.slug);
     if (!found) return reply;
@@ -236,7 +272,7 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
     if (!found) return reply;
     const { ctx, header } = found;
     const slug = request.params.slug;
-    const version = /^[1-9]\d{0,8}$/.test(request.params.version) ? Number(request.params.version) : NaN;
+    const version = positiveInteger(request.params.version) ?? NaN;
     if (!(version <= header.version)) {
       throw new AppError('NOT_FOUND', `Dashboard "${slug}" has no version ${JSON.stringify(request.params.version)}; its versions run from 1 to ${header.version}.`);
     }

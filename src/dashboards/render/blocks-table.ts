@@ -29,6 +29,8 @@ const PAGED_FROM = 250;
 
 const NIL = '<span class="nil" aria-label="no value">—</span>';
 
+const DOWNLOAD_ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M12 3v12m0 0-5-5m5 5 5-5M4 19h16"/></svg>';
+
 function isCell(value: TableValue): value is TableCell {
   return value !== null && typeof value === 'object';
 }
@@ -130,10 +132,14 @@ export function renderTable(block: TableBlock, context: RenderContext): string {
   const paged = rows.length > PAGED_FROM;
   const tableClasses = ['tbl', block.striped ? 'striped' : '', block.numbered ? 'numbered' : '', paged ? 'paged' : ''].filter(Boolean).join(' ');
   const label = block.title ?? 'table';
-  const tools = block.searchable
-    ? `<div class="tbl-tools"><input type="search" class="tbl-search" data-table="${tableId}" placeholder="Filter ${formatNumber(rows.length)} rows…" aria-label="${escapeAttr(`Filter rows of ${label}`)}" autocomplete="off" spellcheck="false">` +
-      `<span class="tbl-count" aria-live="polite">${formatNumber(rows.length)} rows</span></div>`
+  const search = block.searchable
+    ? `<input type="search" class="tbl-search" data-table="${tableId}" placeholder="Filter ${formatNumber(rows.length)} rows…" aria-label="${escapeAttr(`Filter rows of ${label}`)}" autocomplete="off" spellcheck="false">` +
+      `<span class="tbl-count" aria-live="polite">${formatNumber(rows.length)} rows</span>`
     : '';
+  const download = context.downloadBase
+    ? `<a class="btn tbl-csv" href="${escapeAttr(`${context.downloadBase}${context.blockPath}.csv`)}" download aria-label="${escapeAttr(`Download ${label} as CSV`)}">${DOWNLOAD_ICON}CSV</a>`
+    : '';
+  const tools = search || download ? `<div class="tbl-tools">${search}${download}</div>` : '';
   const scrollStyle = block.maxHeight !== undefined ? ` style="max-height:${block.maxHeight}px"` : '';
   const scrollClass = block.maxHeight !== undefined ? 'tbl-scroll capped' : 'tbl-scroll';
   // A checkbox (styled as a button by its label) lifts the cap without script; see styles.ts.

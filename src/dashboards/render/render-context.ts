@@ -36,6 +36,8 @@ export class RenderContext {
   /** The spec's ids that look like minted ones: the only ones an id base could clash with. */
   private readonly mintedLookingIds: readonly string[];
   readonly charts = new ChartSlots(() => this.nextIdBase('chart-def'));
+  /** Where the version's downloads are (see DashboardMeta.downloadBase); none when empty. */
+  downloadBase = '';
   /** The JSON pointer of the block being rendered (`/sections/1/blocks/3`): where a problem is reported. */
   blockPath = '';
   /** What the page shows differently from what the spec asks (a chart too large to draw, a script refused), up to MAX_ISSUES. */

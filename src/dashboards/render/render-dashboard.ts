@@ -25,6 +25,8 @@ export interface DashboardMeta {
   updatedAt: string;
   /** The page listing every version, linked from the footer (absent where there is none to show). */
   historyHref?: string;
+  /** The version's page, under which each table's CSV is `<base><block pointer>.csv` (no download links without it). */
+  downloadBase?: string;
 }
 
 export interface RenderedDashboard {
@@ -205,6 +207,7 @@ export function planDashboard(spec: DashboardSpec, meta: DashboardMeta): Planned
   const layout = spec.layout ?? 'grid';
   const sections = spec.sections ?? [];
   const context = new RenderContext(specIds(sections));
+  if (meta.downloadBase) context.downloadBase = meta.downloadBase;
   // A section without an id is `section-2`, unless a block already uses that id.
   const anchors = sections.map((section, index) => section.id ?? context.idUnlessTaken(`section-${index + 1}`, 'section'));
   const parts: string[] = [renderHeader(spec, meta)];

@@ -290,6 +290,8 @@ bdi{unicode-bidi:isolate}
 
 /* tables */
 .tbl-tools{display:flex;flex-wrap:wrap;align-items:center;gap:8px 12px;margin:0 0 10px}
+.tbl-csv{margin-left:auto;height:28px;padding:0 10px;font-size:12px;color:var(--ink-2)}
+.tbl-csv:hover{text-decoration:none;color:var(--ink)}
 .tbl-search{flex:1 1 200px;max-width:340px;font:inherit;font-size:13px;height:34px;padding:0 10px 0 32px;border:1px solid var(--border-strong);border-radius:8px;color:var(--ink);background:var(--surface) url("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='16' height='16' fill='none' stroke='%23889' stroke-width='2' stroke-linecap='round'%3E%3Ccircle cx='7' cy='7' r='5'/%3E%3Cpath d='m11 11 3.5 3.5'/%3E%3C/svg%3E") no-repeat 10px center}
 .tbl-search:focus{outline:2px solid color-mix(in srgb,var(--info) 45%,transparent);outline-offset:0;border-color:var(--info)}
 .tbl-count{font-size:12px;color:var(--ink-3);font-variant-numeric:tabular-nums}
