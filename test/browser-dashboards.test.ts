@@ -139,6 +139,18 @@ describe('dashboards in Chromium', () => {
     });
     expect(reach).toEqual({ parentDocument: 'blocked', cookie: 'blocked' });
     expect(errors).toEqual([]);
+    // The page may connect to its own origin (to learn of newer versions); the frame, of an opaque
+    // origin, cannot read an answer from there.
+    const latest = await page.frames()[1]?.evaluate(async () => {
+      try {
+        const response = await fetch('/d/engineering-health/latest.json', { credentials: 'include' });
+        return `read ${response.status}`;
+      } catch {
+        return 'blocked';
+      }
+    });
+    expect(latest).toBe('blocked');
+    expect(errors[0]).toMatch(/^Access to fetch at '.*\/d\/engineering-health\/latest\.json' from origin 'null' has been blocked by CORS policy/);
     await context.close();
   });
 
