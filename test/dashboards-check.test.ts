@@ -185,6 +185,28 @@ describe('svc dashboard check and publish --check', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ slug: 'flawed-cli', charts: 3, problems: [{ path: '/sections/2/blocks/1' }, { path: '/sections/2/blocks/2' }, { path: '/sections/2/blocks/3' }] });
   });
 
+  it('publishes a spec with problems without --check, and warns of each', async () => {
+    const file = path.join(dir, 'warned.json');
+    fs.writeFileSync(file, JSON.stringify(flawedSpec('warned')));
+    const published = await runCli(['dashboard', 'publish', file], { env });
+    expect(published.code).toBe(0);
+    expect(published.stdout).toBe(`${svc.url}/d/warned\n`);
+    expect(published.stderr.split('\n')).toEqual([
+      'Created dashboard warned (version 1)',
+      `warning: the page of warned shows 3 problems (svc dashboard check ${file} lists them again):`,
+      '  /sections/2/blocks/1 (chart "Lead time"): This chart could not be drawn at laptop and phone widths: xAxis "3" not found.',
+      '  /sections/2/blocks/2 (chart "Every request"): This chart is not drawn: it would plot 20,001 values, and a chart plots at most 20,000.',
+      '  /sections/2/blocks/3 (html "Widgets"): 2 inline scripts of this html block will not run: a page runs at most 64 different inline scripts across its html blocks. Merge scripts into fewer <script> elements.',
+      '',
+    ]);
+    expect((await svc.request('GET', '/api/dashboards/warned')).body.version).toBe(1);
+    // A sound spec publishes with no warning.
+    const sound = await runCli(['dashboard', 'publish', '--json', '-'], { env, input: JSON.stringify({ slug: 'quiet', title: 'Quiet', sections: [{ blocks: [goodChart] }] }) });
+    expect(sound.code).toBe(0);
+    expect(JSON.parse(sound.stdout)).toMatchObject({ slug: 'quiet', version: 1 });
+    expect(sound.stderr).toBe('');
+  });
+
   it('says how many problems it left out', async () => {
     const file = path.join(dir, 'many.json');
     const rows = Array.from({ length: 120 }, (_, index) => ({ host: { value: `h${index}`, href: `ssh://h${index}` } }));

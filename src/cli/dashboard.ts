@@ -99,12 +99,34 @@ function blockLabel(spec: unknown, path: string): string {
   return typeof block.title === 'string' && block.title ? ` (${block.type} ${JSON.stringify(block.title)})` : ` (${block.type})`;
 }
 
-/** The check's problems as a failure: one line per problem, by JSON pointer. */
-function checkFailure(result: CheckResult, specText: string, verdict: string): CliError {
+/** One line per problem, by JSON pointer and block. */
+function problemLines(result: CheckResult, specText: string): string[] {
   const spec: unknown = JSON.parse(specText);
   const lines = result.problems.map((problem) => `  ${problem.path}${blockLabel(spec, problem.path)}: ${problem.message}`);
   if (result.total > result.problems.length) lines.push(`  … and ${result.total - result.problems.length} more`);
-  return new CliError(`${result.slug}: ${plural(result.total, 'problem')} ${verdict}; fix ${result.total === 1 ? 'it' : 'them'} and run the command again.`, 1, lines);
+  return lines;
+}
+
+/** The check's problems as a failure. */
+function checkFailure(result: CheckResult, specText: string, verdict: string): CliError {
+  return new CliError(`${result.slug}: ${plural(result.total, 'problem')} ${verdict}; fix ${result.total === 1 ? 'it' : 'them'} and run the command again.`, 1, problemLines(result, specText));
+}
+
+/**
+ * After a publish, what its page shows differently from the spec, as warnings: an agent learns of a
+ * chart ECharts refused without opening the page. The check draws the charts, which the page then
+ * reuses. A check that fails (an older server) says nothing: the publish itself succeeded.
+ */
+async function warnOfProblems(client: ApiClient, specText: string, file: string, deps: CliDeps): Promise<void> {
+  let result: CheckResult;
+  try {
+    result = (await client.request<CheckResult>('POST', '/api/dashboards/check', { rawJson: specText })).body;
+  } catch {
+    return;
+  }
+  if (result.total === 0) return;
+  const again = file === '-' ? 'svc dashboard check' : `svc dashboard check ${file}`;
+  deps.stderr.write(`warning: the page of ${result.slug} shows ${plural(result.total, 'problem')} (${again} lists them again):\n${problemLines(result, specText).join('\n')}\n`);
 }
 
 export async function runDashboardCheck(file: string, options: { json?: boolean }, deps: CliDeps): Promise<void> {
@@ -129,9 +151,12 @@ export async function runDashboardPublish(file: string, options: PublishOptions,
   }
   const headers: Record<string, string> = options.ifMatch !== undefined ? { 'if-match': `"${options.ifMatch}"` } : {};
   const { body } = await client.request<PublishResult>('POST', '/api/dashboards', { rawJson: text, headers });
-  if (options.json) return printJson(deps, body);
-  deps.stdout.write(`${body.url}\n`);
-  deps.stderr.write(`${body.created ? 'Created' : 'Replaced'} dashboard ${body.slug} (version ${body.version})\n`);
+  if (options.json) printJson(deps, body);
+  else {
+    deps.stdout.write(`${body.url}\n`);
+    deps.stderr.write(`${body.created ? 'Created' : 'Replaced'} dashboard ${body.slug} (version ${body.version})\n`);
+  }
+  if (!options.check) await warnOfProblems(client, text, file, deps);
 }
 
 export async function runDashboardLs(options: { json?: boolean }, deps: CliDeps): Promise<void> {
