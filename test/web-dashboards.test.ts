@@ -245,6 +245,26 @@ describe(`dashboard pages on ${testDialect}`, () => {
     expectNoInjectedMarkup(index_.text.replace('</main>', '<iframe sandbox="allow-scripts" srcdoc="&lt;p&gt;Sandboxed content&lt;/p&gt;"></iframe></main>'));
   });
 
+  it('links each titled section to itself, beside its heading', async () => {
+    await publish({
+      slug: 'anchored',
+      title: 'Anchored',
+      sections: [
+        { id: 'costs', title: 'Costs & "budgets"', blocks: [{ type: 'paragraph', text: 'x' }] },
+        { title: 'Second', blocks: [{ type: 'paragraph', text: 'y' }] },
+        { blocks: [{ type: 'paragraph', text: 'untitled' }] },
+      ],
+    });
+    const page = await get('/d/anchored');
+    const anchors = [...page.text.matchAll(/<\/h2><a class="sec-anchor" href="([^"]+)" aria-label="([^"]+)">#<\/a>/g)].map((match) => [match[1], match[2]]);
+    expect(anchors).toEqual([
+      ['#costs', 'Link to Costs &amp; &quot;budgets&quot;'],
+      ['#section-2', 'Link to Second'],
+    ]);
+    expect(page.text).toContain('<section class="sec" id="costs"');
+    expect(page.text).toContain('<section class="sec" id="section-2"');
+  });
+
   it('isolates bidi overrides so they cannot reorder the page', async () => {
     const response = await get('/d/hostile-5');
     expect(response.text).toContain('<bdi>\u202Egnp.exe\u202C &lt;b onmouseover=alert(1)&gt;rtl&lt;/b&gt;</bdi>');

@@ -192,11 +192,12 @@ export const CLIENT_SCRIPT = String.raw`(function () {
     return 'just now';
   }
 
+  /** Run again every minute, so "just now" does not stay just now; the exact time stays in the title. */
   function relativeTimes() {
     document.querySelectorAll('time[data-relative]').forEach(function (element) {
       var text = relativeText(element.getAttribute('datetime'));
       if (text === null) return;
-      element.setAttribute('title', element.textContent);
+      if (!element.hasAttribute('title')) element.setAttribute('title', element.textContent);
       element.textContent = text;
     });
   }
@@ -269,6 +270,7 @@ export const CLIENT_SCRIPT = String.raw`(function () {
     document.querySelectorAll('table.tbl[data-sortable]').forEach(setUpSorting);
     document.querySelectorAll('[data-copy]').forEach(function (button) { if (navigator.clipboard) button.hidden = false; });
     relativeTimes();
+    setInterval(relativeTimes, 60000);
     document.querySelectorAll('[data-watch]').forEach(watchForNewerVersion);
     document.querySelectorAll('[data-index-filter]').forEach(setUpIndexFilter);
   }

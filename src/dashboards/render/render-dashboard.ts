@@ -149,7 +149,12 @@ function renderSection(section: Section, sectionIndex: number, id: string, layou
   if (section.only) classes.push(`only-${section.only}`);
   const head =
     section.title || section.note
-      ? `<div class="sec-head">${section.title ? `<h2 class="sec-title" id="${headingId}">${escapeHtml(section.title)}</h2>` : ''}${
+      ? `<div class="sec-head">${
+          section.title
+            ? // The link sits beside the heading, not in it: the heading names the section (aria-labelledby).
+              `<h2 class="sec-title" id="${headingId}">${escapeHtml(section.title)}</h2><a class="sec-anchor" href="#${escapeAttr(id)}" aria-label="${escapeAttr(`Link to ${section.title}`)}">#</a>`
+            : ''
+        }${
           section.note ? `<p class="sec-note">${escapeHtml(section.note)}</p>` : ''
         }</div>`
       : '';

@@ -92,7 +92,7 @@ function printRules(scope: string): string {
       .map((selector) => `${scope}${selector.trim()}`)
       .join(',');
   return [
-    `${s('.topbar,.archive-bar,.update-bar,.tbl-tools,.copy-btn,.chart-data,.toc,.only-screen,.tbl-empty,.tbl-more')}{display:none!important}`,
+    `${s('.topbar,.archive-bar,.update-bar,.sec-anchor,.tbl-tools,.copy-btn,.chart-data,.toc,.only-screen,.tbl-empty,.tbl-more')}{display:none!important}`,
     `${s('.page')}{padding:0;max-width:none}`,
     `${s('.blk,.hl,.sec-head,.callout,.banner,.pull-quote,.fig,.tbl tr,.step,.check,.tl-event,.person,.li,.crit,.prog,.dash-head')}{break-inside:avoid}`,
     `${s('.k-table,.k-prose,.k-list,.k-timeline,.k-checklist,.k-steps,.k-comparison,.k-statusMatrix,.k-code,.k-links,.sec')}{break-inside:auto}`,
@@ -199,6 +199,11 @@ bdi{unicode-bidi:isolate}
 .sec{margin:0 0 34px}
 .sec-head{display:flex;flex-wrap:wrap;align-items:baseline;gap:4px 14px;margin:0 0 12px}
 .sec-title{font-size:17px;line-height:1.3;font-weight:680;letter-spacing:-.012em;margin:0}
+/* a section reached by its link stops below the sticky top bar */
+.sec{scroll-margin-top:64px}
+.sec-anchor{margin-left:-6px;color:var(--ink-3);font-size:15px;font-weight:500;opacity:0;transition:opacity .12s}
+.sec-head:hover .sec-anchor,.sec-anchor:focus-visible{opacity:1;text-decoration:none}
+@media (hover:none){.sec-anchor{display:none}}
 .sec-note{margin:0;color:var(--ink-3);font-size:13px}
 .grid{display:grid;grid-template-columns:repeat(var(--cols),minmax(0,1fr));gap:var(--gap)}
 .grid>.blk{grid-column:var(--gc,1/-1);grid-row:var(--gr,auto)}
