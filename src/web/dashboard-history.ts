@@ -4,7 +4,7 @@ import { timeElement } from '../dashboards/render/render-dashboard.js';
 import { dashboardPaths } from './dashboard-page.js';
 
 /** An agent publishing every few minutes makes thousands; the API lists them all. */
-export const LISTED_VERSIONS = 500;
+const LISTED_VERSIONS = 500;
 
 export interface VersionEntry {
   version: number;

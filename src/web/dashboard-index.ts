@@ -39,7 +39,7 @@ function renderCard(dashboard: DashboardSummary): string {
 }
 
 /** From this many dashboards on, the index has a filter box (see the client script). */
-export const FILTER_FROM = 8;
+const FILTER_FROM = 8;
 
 export function renderDashboardIndex(dashboards: readonly DashboardSummary[]): string {
   const count = dashboards.length;

@@ -41,7 +41,7 @@ function dashboardTag(page: DashboardVersionRef): string {
 }
 
 /** How a version is shown: on screen or as printed, as the current version or an archived one. */
-export interface PageVariant {
+interface PageVariant {
   view: View;
   archived: boolean;
 }
