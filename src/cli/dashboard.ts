@@ -201,12 +201,15 @@ export async function runDashboardVersions(slug: string, options: { json?: boole
   const path = `/api/dashboards/${encodeURIComponent(slug)}`;
   const { body } = await client.request<{ versions: Array<{ version: number; created_at: string }> }>('GET', `${path}/versions`);
   if (options.json) return printJson(deps, body.versions);
-  const { body: current } = await client.request<DashboardDocument>('GET', path);
+  // The page's address from the listing, which carries no specs (the dashboard itself may be megabytes).
+  const { body: listing } = await client.request<{ dashboards: DashboardSummary[] }>('GET', '/api/dashboards');
+  const pageUrl = listing.dashboards.find((dashboard) => dashboard.slug === slug)?.url ?? '';
+  const newest = body.versions[0]?.version;
   printTable(deps, body.versions, [
     { header: 'version', value: (v) => String(v.version), numeric: true },
     { header: 'published', value: (v) => timeCell(deps, v.created_at) },
     // Each version keeps its page; the newest is the dashboard's own.
-    { header: 'url', value: (v) => (v.version === current.version ? current.url : `${current.url}/versions/${v.version}`) },
+    { header: 'url', value: (v) => (v.version === newest ? pageUrl : `${pageUrl}/versions/${v.version}`) },
   ]);
 }
 
