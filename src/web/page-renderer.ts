@@ -21,7 +21,7 @@
 import { gzipSync } from 'node:zlib';
 import { ChartCache } from '../dashboards/render/chart-cache.js';
 import type { DashboardDrawer, DrawingCheck } from '../dashboards/check-dashboard.js';
-import { drawChartJob, estimatedDrawCost, type ChartJob } from '../dashboards/render/chart-drawing.js';
+import { drawChartJob, drawChartJobsHere, estimatedDrawCost, type ChartJob } from '../dashboards/render/chart-drawing.js';
 import { chartBlockCount, drawingProblems, fillCharts, type ChartPlan } from '../dashboards/render/chart-slots.js';
 import type { ChartRender } from '../dashboards/render/echarts-ssr.js';
 import { planDashboard } from '../dashboards/render/render-dashboard.js';
@@ -203,12 +203,7 @@ export class PageRenderer implements DashboardDrawer {
     const surveyed = this.pool ? await this.pool.run({ op: 'survey', specText }, 'high') : runRenderJob({ op: 'survey', specText });
     if (surveyed.op !== 'surveyed') throw unexpected(surveyed, 'survey');
     const { charts, problems, problemTotal } = surveyed;
-    const drawings = this.pool
-      ? await this.draw(this.pool, charts.jobs, 'high', performance.now() + this.options.timeoutMs)
-      : charts.jobs.map((job) => {
-          const svg = this.charts.get(job.key);
-          return svg === undefined ? drawChartJob(job) : { ok: true as const, svg };
-        });
+    const drawings = this.pool ? await this.draw(this.pool, charts.jobs, 'high', performance.now() + this.options.timeoutMs) : drawChartJobsHere(charts.jobs);
     const failedDrawings = drawingProblems(charts, drawings);
     return {
       charts: chartBlockCount(charts),

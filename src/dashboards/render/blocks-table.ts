@@ -48,16 +48,26 @@ function scalarHtml(value: string | number | null | undefined): string {
 
 const NOT_A_LINK = 'This cell is not a link';
 
-/** The href of a cell object that the page leaves out (see safeUrl), if any. */
-function refusedHref(value: TableValue | undefined): string | null {
-  return value !== undefined && isCell(value) && value.href && !safeUrl(value.href) ? value.href : null;
+/**
+ * Where a cell is, to report an href the page leaves out: one object per table, moved along as the
+ * table is walked, rather than one per cell of 5,000 rows.
+ */
+interface CellSite {
+  context: RenderContext;
+  /** A row's index, or null in the footer. */
+  row: number | null;
+  key: string;
 }
 
-function cellContent(value: TableValue | undefined): string {
+function cellContent(value: TableValue | undefined, site: CellSite): string {
   if (value === undefined) return '';
   if (!isCell(value)) return scalarHtml(value);
   let text = value.value === null && (value.spark || value.bar !== undefined) ? '' : scalarHtml(value.value);
   const url = safeUrl(value.href);
+  if (value.href && !url) {
+    const where = site.row === null ? ['footer', site.key, 'href'] : ['rows', site.row, site.key, 'href'];
+    site.context.noteRefusedUrl(NOT_A_LINK, value.href, ...where);
+  }
   if (url && text) text = `<a ${linkAttributes(url)}>${text}</a>`;
   if (value.badge) text = `<span class="badge${toneClass(value.tone ?? 'neutral')}">${text}</span>`;
   else if (value.tone) text = `<span class="tone-text${toneClass(value.tone)}">${text}</span>`;
@@ -103,16 +113,16 @@ export function renderTable(block: TableBlock, context: RenderContext): string {
 
   const body: string[] = [];
   const rows = block.rows;
+  const site: CellSite = { context, row: 0, key: '' };
   for (let rowIndex = 0; rowIndex < rows.length; rowIndex += 1) {
     const row = rows[rowIndex] as TableRow;
+    site.row = rowIndex;
     body.push('<tr>');
     if (block.numbered) body.push(`<td class="rn">${rowIndex + 1}</td>`);
     for (let columnIndex = 0; columnIndex < columns.length; columnIndex += 1) {
       const column = columns[columnIndex] as Column;
-      const value = valueOf(row, column.key);
-      body.push(`<td${classAttr[columnIndex]}>${cellContent(value)}</td>`);
-      const refused = refusedHref(value);
-      if (refused) context.noteRefusedUrl(NOT_A_LINK, refused, 'rows', rowIndex, column.key, 'href');
+      site.key = column.key;
+      body.push(`<td${classAttr[columnIndex]}>${cellContent(valueOf(row, column.key), site)}</td>`);
     }
     body.push('</tr>');
   }
@@ -120,11 +130,10 @@ export function renderTable(block: TableBlock, context: RenderContext): string {
   let foot = '';
   if (block.footer) {
     const footer = block.footer;
+    site.row = null;
     const cells = columns.map((column, index) => {
-      const value = valueOf(footer, column.key);
-      const refused = refusedHref(value);
-      if (refused) context.noteRefusedUrl(NOT_A_LINK, refused, 'footer', column.key, 'href');
-      return `<td${classAttr[index]}>${cellContent(value)}</td>`;
+      site.key = column.key;
+      return `<td${classAttr[index]}>${cellContent(valueOf(footer, column.key), site)}</td>`;
     });
     foot = `<tfoot><tr>${block.numbered ? '<td class="rn"></td>' : ''}${cells.join('')}</tr></tfoot>`;
   }

@@ -46,11 +46,16 @@ export function renderParagraph(block: ParagraphBlock): string {
     .join('');
 }
 
+/** A block's `markdown`, reporting each link or image URL it leaves out (see RenderContext). */
+function blockMarkdown(source: string, context: RenderContext): string {
+  return renderMarkdown(source, context.highlightBudget, (url) => context.noteRefusedUrl('A link or image in this markdown is shown as plain text', url, 'markdown'));
+}
+
 export function renderProse(block: ProseBlock, context: RenderContext): string {
   const classes = ['prose', `size-${block.size ?? 'base'}`];
   if (block.columns === 2) classes.push('cols-2');
   if (block.dropCap) classes.push('dropcap');
-  return `<div class="${classes.join(' ')}">${renderMarkdown(block.markdown, context.highlightBudget, (url) => context.noteRefusedUrl('A link or image in this markdown is shown as plain text', url, 'markdown'))}</div>`;
+  return `<div class="${classes.join(' ')}">${blockMarkdown(block.markdown, context)}</div>`;
 }
 
 type CalloutIcon = NonNullable<CalloutBlock['icon']>;
@@ -102,7 +107,7 @@ export function renderCallout(block: CalloutBlock, context: RenderContext): stri
   return (
     `<aside class="callout t-${tone}${icon === 'none' ? ' no-icon' : ''}">${iconHtml}<div class="callout-body">` +
     (block.title ? `<p class="callout-title">${escapeHtml(block.title)}</p>` : '') +
-    `<div class="callout-text">${renderMarkdown(block.markdown, context.highlightBudget, (url) => context.noteRefusedUrl('A link or image in this markdown is shown as plain text', url, 'markdown'))}</div></div></aside>`
+    `<div class="callout-text">${blockMarkdown(block.markdown, context)}</div></div></aside>`
   );
 }
 

@@ -67,17 +67,18 @@ export function drawChartJob(job: ChartFigureJob): ChartRender {
   return renderEChartsSvg(jobOption(job), { width: job.width, height: job.height });
 }
 
-/**
- * `html` with the drawings `plan` lists made in this thread, taking what the process's chart cache
- * already holds (drawings, never failures).
- */
-export function fillChartsDrawnHere(html: string, plan: ChartPlan): string {
-  const drawings = plan.jobs.map((job): ChartRender => {
+/** Drawings made in this thread, taking what the process's chart cache already holds (drawings, never failures). */
+export function drawChartJobsHere(jobs: readonly ChartJob[]): ChartRender[] {
+  return jobs.map((job): ChartRender => {
     const cached = chartCache.get(job.key);
     if (cached !== undefined) return { ok: true, svg: cached };
     const drawn = drawChartJob(job);
     if (drawn.ok) chartCache.set(job.key, drawn.svg);
     return drawn;
   });
-  return fillCharts(html, plan, drawings);
+}
+
+/** `html` with the drawings `plan` lists made in this thread (see drawChartJobsHere). */
+export function fillChartsDrawnHere(html: string, plan: ChartPlan): string {
+  return fillCharts(html, plan, drawChartJobsHere(plan.jobs));
 }
