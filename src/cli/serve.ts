@@ -5,7 +5,7 @@ import type { ServeOptions } from './serve-run.js';
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('run the control plane: REST API, web UI, git host, scheduler (SQLite by default; DATABASE_URL=postgres://… for PostgreSQL)')
+    .description('run the control plane: REST API, web UI and git host (SQLite by default; DATABASE_URL=postgres://… for PostgreSQL)')
     .option('--port <port>', 'port to listen on (SVC_PORT, default 8080)', parseIntegerOption('--port', 0, 65535))
     .option('--host <host>', 'address to bind (SVC_HOST, default 127.0.0.1)')
     .option('--data-dir <dir>', 'SQLite file, repositories and mirrors (SVC_DATA_DIR, default ./.svc-data)')
