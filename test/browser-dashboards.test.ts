@@ -223,6 +223,36 @@ describe('dashboards in Chromium', () => {
     await context.close();
   });
 
+  it('keeps a wall display on the latest version by itself, dark when its address asks, and says when its sign-in ends', async () => {
+    const spec = (week: number) => ({ slug: 'wall-board', title: 'Wall board', sections: [{ blocks: [{ type: 'paragraph', text: `Builds of week ${week}.` }] }] });
+    expect((await svc.request('POST', '/api/dashboards', { body: spec(1) })).status).toBe(201);
+    const { context, page, errors } = await openPage({ width: 1360 });
+    await page.goto(`${svc.url}/d/wall-board?kiosk=1&theme=dark`, { waitUntil: 'load' });
+    await expect(page.locator('html').getAttribute('data-theme')).resolves.toBe('dark');
+    await expect(page.locator('header.topbar').count()).resolves.toBe(0);
+    await expect(page.locator('main').textContent()).resolves.toContain('Builds of week 1.');
+
+    expect((await svc.request('POST', '/api/dashboards', { body: spec(2) })).status).toBe(200);
+    const reloaded = page.waitForEvent('load');
+    await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await reloaded;
+    await expect(page.locator('main').textContent()).resolves.toContain('Builds of week 2.');
+    expect(page.url()).toBe(`${svc.url}/d/wall-board?kiosk=1&theme=dark`);
+    await expect(page.locator('html').getAttribute('data-theme')).resolves.toBe('dark');
+    await expect(page.locator('.update-bar').isVisible()).resolves.toBe(false);
+
+    // Signed out elsewhere: the page keeps what it shows and says why it no longer changes.
+    await context.clearCookies();
+    await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    const bar = page.locator('.update-bar');
+    await bar.waitFor({ state: 'visible' });
+    await expect(bar.locator('p').textContent()).resolves.toBe('Your sign-in has ended, so newer versions of this dashboard cannot be shown.');
+    await expect(bar.getByRole('link', { name: 'Sign in' }).getAttribute('href')).resolves.toBe('/login?next=%2Fd%2Fwall-board%3Fkiosk%3D1%26theme%3Ddark');
+    await expect(page.locator('main').textContent()).resolves.toContain('Builds of week 2.');
+    expect(errors.filter((error) => !error.includes('401'))).toEqual([]);
+    await context.close();
+  });
+
   it('filters the dashboards index by title, subtitle and group name', async () => {
     const extra = [
       { slug: 'ledger-latency', title: 'Ledger latency', group: 'Treasury' },

@@ -59,7 +59,7 @@ describe(`dashboard version pages on ${testDialect}`, () => {
     const current = await get('/d/weekly');
     expect(current.text).toContain('Findings of week 3.');
     expect(current.text).not.toContain('archive-bar');
-    expect(current.text).toMatch(/<footer class="dash-foot">Version 3<.*<a href="\/d\/weekly\/versions">All versions<\/a><\/footer>/);
+    expect(current.text).toMatch(/<footer class="dash-foot">Version 3<.*<a href="\/d\/weekly\/versions">All versions<\/a><span class="sep" aria-hidden="true">·<\/span><a href="\/d\/weekly\?kiosk=1">Wall display<\/a><\/footer>/);
   });
 
   it('revalidates an earlier version by its own ETag, apart from the current page and the print view', async () => {
@@ -201,5 +201,65 @@ describe(`table downloads on ${testDialect}`, () => {
     }
     const anonymous = await get('/d/latency-table/versions/1/sections/0/blocks/1.csv', {}, null);
     expect(anonymous.status).toBe(302);
+  });
+});
+
+describe(`the wall display on ${testDialect}`, () => {
+  const board = (week: number) => ({ slug: 'wallboard', title: 'Build wallboard', sections: [{ blocks: [{ type: 'paragraph', text: `Builds of week ${week}.` }] }] });
+
+  beforeAll(async () => {
+    await publish(board(1));
+  });
+
+  it('shows the current version without the top bar, following new versions, under its own ETag', async () => {
+    const screen = await get('/d/wallboard');
+    expect(screen.text).toContain('<header class="topbar">');
+    expect(screen.text).toMatch(/<footer class="dash-foot">Version 1<.*<a href="\/d\/wallboard\?kiosk=1">Wall display<\/a><\/footer>/);
+    expect(screen.text).not.toContain('data-follow');
+
+    const wall = await get('/d/wallboard?kiosk=1');
+    expect(wall.status).toBe(200);
+    expect(mainText(wall.text)).toContain('Builds of week 1.');
+    expect(wall.text).not.toContain('<header class="topbar">');
+    expect(wall.text).not.toContain('?print=1');
+    expect(wall.text).toContain('<div class="update-bar" role="status" hidden data-watch="/d/wallboard/latest.json" data-version="1" data-follow>');
+    expect(wall.text).toMatch(/<footer class="dash-foot">Version 1<.*<a href="\/d\/wallboard">Leave wall display<\/a><\/footer>/);
+    const etag = wall.headers.get('etag') ?? '';
+    expect(etag).toMatch(/^W\/".+-1-k-[0-9a-f]+"$/);
+    expect(etag).not.toBe(screen.headers.get('etag'));
+    expect((await get('/d/wallboard?kiosk=1', { 'if-none-match': etag })).status).toBe(304);
+    expect((await get('/d/wallboard', { 'if-none-match': etag })).status).toBe(200);
+
+    await publish(board(2));
+    const next = await get('/d/wallboard?kiosk=1', { 'if-none-match': etag });
+    expect(next.status).toBe(200);
+    expect(mainText(next.text)).toContain('Builds of week 2.');
+    expect(next.text).toMatch(/<footer class="dash-foot">Version 2<.*<a href="\/d\/wallboard\/versions">All versions<\/a>.*<a href="\/d\/wallboard">Leave wall display<\/a><\/footer>/);
+  });
+
+  it('prints rather than follows when both are asked, and has no wall display for an earlier version', async () => {
+    const printed = await get('/d/wallboard?kiosk=1&print=1');
+    expect(printed.text).toContain('<div class="preview-bar">');
+    expect(printed.text).not.toContain('data-follow');
+    expect(printed.headers.get('etag')).toMatch(/-p-[0-9a-f]+"$/);
+
+    const archived = await get('/d/wallboard/versions/1?kiosk=1');
+    expect(archived.status).toBe(200);
+    expect(archived.text).toContain('<header class="topbar">');
+    expect(archived.text).toContain('class="archive-bar"');
+    expect(archived.text).not.toContain('data-follow');
+    expect(archived.text).not.toContain('Wall display');
+    expect(archived.headers.get('etag')).toMatch(/-1-sa-[0-9a-f]+"$/);
+
+    for (const flag of ['0', 'yes', '']) {
+      const plain = await get(`/d/wallboard?kiosk=${flag}`);
+      expect(plain.text, flag).toContain('<header class="topbar">');
+    }
+  });
+
+  it('asks a visitor who is not signed in to sign in, coming back to the wall display', async () => {
+    const anonymous = await get('/d/wallboard?kiosk=1', {}, null);
+    expect(anonymous.status).toBe(302);
+    expect(anonymous.headers.get('location')).toBe('/login?next=%2Fd%2Fwallboard%3Fkiosk%3D1');
   });
 });

@@ -9,7 +9,8 @@ import { escapeAttr } from '../dashboards/render/escape.js';
 import type { DashboardSpec } from '../dashboards/spec-schema.js';
 import { PRINT_ICON, renderPage } from './layout.js';
 
-export type View = 'screen' | 'print';
+/** On screen, as printed (`?print=1`), or on a wall display (`?kiosk=1`: no top bar, follows new versions). */
+export type View = 'screen' | 'print' | 'kiosk';
 
 export interface PageMeta {
   version: number;
@@ -20,9 +21,19 @@ export interface PageMeta {
 }
 
 /** Where a dashboard's pages are: the current version, one version, the list of them, and the latest version's number. */
-export function dashboardPaths(slug: string): { current: string; history: string; version: (n: number) => string; latest: string } {
+export function dashboardPaths(slug: string): { current: string; kiosk: string; history: string; version: (n: number) => string; latest: string } {
   const current = `/d/${encodeURIComponent(slug)}`;
-  return { current, history: `${current}/versions`, version: (n) => `${current}/versions/${n}`, latest: `${current}/latest.json` };
+  return { current, kiosk: `${current}?kiosk=1`, history: `${current}/versions`, version: (n) => `${current}/versions/${n}`, latest: `${current}/latest.json` };
+}
+
+/** The footer's links: the version history once there is one, and into or out of the wall display. */
+function footerLinks(meta: PageMeta, paths: ReturnType<typeof dashboardPaths>): Array<{ label: string; href: string }> {
+  const links: Array<{ label: string; href: string }> = [];
+  // A first version has no history to show; an archived one always has a later version.
+  if (meta.version > 1 || meta.archived) links.push({ label: 'All versions', href: paths.history });
+  if (meta.view === 'kiosk') links.push({ label: 'Leave wall display', href: paths.current });
+  else if (meta.view === 'screen' && !meta.archived) links.push({ label: 'Wall display', href: paths.kiosk });
+  return links;
 }
 
 export interface RenderedPage {
@@ -39,12 +50,11 @@ export interface PlannedPage extends RenderedPage {
 export function planDashboardPage(specText: string, meta: PageMeta): PlannedPage {
   const spec = JSON.parse(specText) as DashboardSpec;
   const paths = dashboardPaths(spec.slug);
-  // A first version has no history to show; an archived one always has a later version.
-  const historyHref = meta.version > 1 || meta.archived ? paths.history : undefined;
   // Downloads name the version, so a table's CSV is the one on the page even once it is republished.
-  const rendered = planDashboard(spec, { version: meta.version, updatedAt: meta.updatedAt, downloadBase: paths.version(meta.version), ...(historyHref ? { historyHref } : {}) });
+  const rendered = planDashboard(spec, { version: meta.version, updatedAt: meta.updatedAt, downloadBase: paths.version(meta.version), footerLinks: footerLinks(meta, paths) });
   const pagePath = meta.archived ? paths.version(meta.version) : paths.current;
   const printing = meta.view === 'print';
+  const kiosk = meta.view === 'kiosk' && !meta.archived;
   const printLink = printing
     ? ''
     : `<a class="btn" href="${escapeAttr(pagePath)}?print=1" rel="nofollow">${PRINT_ICON.replace('<svg', '<svg class="btn-icon"')}<span class="btn-label">Print</span></a>`;
@@ -56,9 +66,10 @@ export function planDashboardPage(specText: string, meta: PageMeta): PlannedPage
       `<a class="btn btn-primary" href="${escapeAttr(paths.current)}">Current version</a><a class="btn" href="${escapeAttr(paths.history)}">All versions</a></div>`
     : '';
   // The current version on screen watches for a newer one (see the client script); hidden until then.
+  // A wall display shows the newer version by itself, since nobody is there to click.
   const updateBar =
     !meta.archived && !printing
-      ? `<div class="update-bar" role="status" hidden data-watch="${escapeAttr(paths.latest)}" data-version="${meta.version}"><p></p><a class="btn btn-primary" href="${escapeAttr(paths.current)}" hidden>Show it</a></div>`
+      ? `<div class="update-bar" role="status" hidden data-watch="${escapeAttr(paths.latest)}" data-version="${meta.version}"${kiosk ? ' data-follow' : ''}><p></p><a class="btn btn-primary" href="${escapeAttr(kiosk ? paths.kiosk : paths.current)}" hidden>Show it</a></div>`
       : '';
   const page = renderPage({
     title: meta.archived ? `${rendered.title} (version ${meta.version})` : rendered.title,
@@ -67,6 +78,7 @@ export function planDashboardPage(specText: string, meta: PageMeta): PlannedPage
       ? [{ label: 'Dashboards', href: '/d' }, { label: rendered.title, href: paths.current }, { label: `Version ${meta.version}` }]
       : [{ label: 'Dashboards', href: '/d' }, { label: rendered.title }],
     actions: printLink,
+    bare: kiosk,
     printPreview: printing,
     scriptHashes: rendered.frameScriptHashes,
     beforeMain: previewBar + archiveBar + updateBar,

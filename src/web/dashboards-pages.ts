@@ -1,7 +1,7 @@
 /**
- * GET /d (the index) and GET /d/:slug (one dashboard, `?print=1` for the print view). A dashboard
- * version is immutable, so its page is rendered once, kept in the page cache and revalidated by ETag:
- * a repeat visit costs one header lookup and a 304.
+ * GET /d (the index) and GET /d/:slug (one dashboard, `?print=1` for the print view, `?kiosk=1` for a
+ * wall display). A dashboard version is immutable, so its page is rendered once, kept in the page cache
+ * and revalidated by ETag: a repeat visit costs one header lookup and a 304.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -48,8 +48,10 @@ interface PageVariant {
 
 const CURRENT_ON_SCREEN: PageVariant = { view: 'screen', archived: false };
 
+const VIEW_TAGS: Record<View, string> = { screen: 's', print: 'p', kiosk: 'k' };
+
 function variantTag({ view, archived }: PageVariant): string {
-  return `${view === 'print' ? 'p' : 's'}${archived ? 'a' : ''}`;
+  return `${VIEW_TAGS[view]}${archived ? 'a' : ''}`;
 }
 
 /** Weak (the body may be sent gzipped or not); names the dashboard so a shared browser never mixes two. */
@@ -66,8 +68,14 @@ function positiveInteger(text: string): number | null {
   return /^[1-9]\d{0,8}$/.test(text) ? Number(text) : null;
 }
 
-function viewOf(query: { print?: string }): View {
-  return query.print === '1' || query.print === 'true' ? 'print' : 'screen';
+function isOn(flag: string | undefined): boolean {
+  return flag === '1' || flag === 'true';
+}
+
+/** `?print=1` wins over `?kiosk=1`; only the current version has a wall display (an archived one never changes). */
+function viewOf(query: { print?: string; kiosk?: string }, kioskAllowed: boolean): View {
+  if (isOn(query.print)) return 'print';
+  return kioskAllowed && isOn(query.kiosk) ? 'kiosk' : 'screen';
 }
 
 const NOT_MODIFIED_HEADERS = { 'cache-control': 'private, no-cache', vary: 'Cookie, Authorization, Accept-Encoding' };
@@ -204,12 +212,12 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
     return sendCached(request, reply, page);
   }
 
-  app.get<{ Params: { slug: string }; Querystring: { print?: string } }>('/d/:slug', { schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Params: { slug: string }; Querystring: { print?: string; kiosk?: string } }>('/d/:slug', { schema: { hide: true } }, async (request, reply) => {
     const found = await readableDashboard(request, reply, request.params.slug);
     if (!found) return reply;
     const { ctx, header } = found;
     const target: DashboardVersionRef = { accountId: ctx.actor.accountId, slug: request.params.slug, createdAt: header.created_at, version: header.version };
-    return sendVersionPage(request, reply, target, { view: viewOf(request.query), archived: false });
+    return sendVersionPage(request, reply, target, { view: viewOf(request.query, true), archived: false });
   });
 
   // What an open page asks to learn of a newer version: the number and time only, never cached.
@@ -276,7 +284,7 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
     if (!(version <= header.version)) {
       throw new AppError('NOT_FOUND', `Dashboard "${slug}" has no version ${JSON.stringify(request.params.version)}; its versions run from 1 to ${header.version}.`);
     }
-    const view = viewOf(request.query);
+    const view = viewOf(request.query, false);
     // The current version has one address, so one cached page and one ETag.
     if (version === header.version) return reply.redirect(`${dashboardPaths(slug).current}${view === 'print' ? '?print=1' : ''}`, 302);
     const target: DashboardVersionRef = { accountId: ctx.actor.accountId, slug, createdAt: header.created_at, version };

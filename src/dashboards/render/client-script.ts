@@ -8,7 +8,8 @@
 
 /** Runs in <head> before first paint, so a stored theme never flashes the other one. Allowed by hash. */
 export const THEME_BOOT_SCRIPT =
-  "try{var t=localStorage.getItem('svc-theme');if(t==='dark'||t==='light')document.documentElement.setAttribute('data-theme',t)}catch(e){}";
+  // `?theme=dark` in the address wins over the stored choice: a wall display has no toggle to click.
+  "try{var q=/[?&]theme=(dark|light)(?:&|$)/.exec(location.search),t=q?q[1]:localStorage.getItem('svc-theme');if(t==='dark'||t==='light')document.documentElement.setAttribute('data-theme',t)}catch(e){}";
 
 export const CLIENT_SCRIPT = String.raw`(function () {
   'use strict';
@@ -240,6 +241,8 @@ export const CLIENT_SCRIPT = String.raw`(function () {
     var shown = Number(bar.getAttribute('data-version'));
     var text = bar.querySelector('p');
     var link = bar.querySelector('a');
+    // A wall display (data-follow) loads the newer version itself, and asks twice as often.
+    var follow = bar.hasAttribute('data-follow');
     var settled = false;
     function tell(message) {
       settled = true;
@@ -250,16 +253,26 @@ export const CLIENT_SCRIPT = String.raw`(function () {
       if (settled || document.visibilityState === 'hidden') return;
       fetch(url, { headers: { accept: 'application/json' }, cache: 'no-store', credentials: 'same-origin' }).then(function (response) {
         if (response.status === 404) return tell('This dashboard has been deleted since this page was opened.');
+        if (response.status === 401) {
+          link.href = '/login?next=' + encodeURIComponent(location.pathname + location.search);
+          link.textContent = 'Sign in';
+          link.hidden = false;
+          return tell('Your sign-in has ended, so newer versions of this dashboard cannot be shown.');
+        }
         if (!response.ok) return;
         return response.json().then(function (latest) {
           if (!(latest.version > shown)) return;
+          if (follow) {
+            settled = true;
+            return location.reload();
+          }
           link.textContent = 'Show version ' + latest.version;
           link.hidden = false;
           tell('Version ' + latest.version + ' of this dashboard was published ' + (relativeText(latest.updated_at) || 'since this page was opened') + '.');
         });
       }).catch(function () {});
     }
-    setInterval(check, 60000);
+    setInterval(check, follow ? 30000 : 60000);
     document.addEventListener('visibilitychange', check);
   }
 

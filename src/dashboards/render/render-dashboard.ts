@@ -23,8 +23,8 @@ const DEFAULT_COLUMNS = 24;
 export interface DashboardMeta {
   version: number;
   updatedAt: string;
-  /** The page listing every version, linked from the footer (absent where there is none to show). */
-  historyHref?: string;
+  /** Links after the version and update time in the footer (the version history, the wall display). */
+  footerLinks?: ReadonlyArray<{ label: string; href: string }>;
   /** The version's page, under which each table's CSV is `<base><block pointer>.csv` (no download links without it). */
   downloadBase?: string;
 }
@@ -221,8 +221,8 @@ export function planDashboard(spec: DashboardSpec, meta: DashboardMeta): Planned
     if (!section.hidden) parts.push(renderSection(section, index, anchors[index] ?? '', layout, context));
   });
   if (sections.length === 0) parts.push('<p class="empty-note">This dashboard has no sections yet.</p>');
-  const history = meta.historyHref ? `<span class="sep" aria-hidden="true">·</span><a href="${escapeAttr(meta.historyHref)}">All versions</a>` : '';
-  parts.push(`<footer class="dash-foot">Version ${meta.version}<span class="sep" aria-hidden="true">·</span>Updated ${timeElement(meta.updatedAt)}${history}</footer>`);
+  const links = (meta.footerLinks ?? []).map(({ label, href }) => `<span class="sep" aria-hidden="true">·</span><a href="${escapeAttr(href)}">${escapeHtml(label)}</a>`).join('');
+  parts.push(`<footer class="dash-foot">Version ${meta.version}<span class="sep" aria-hidden="true">·</span>Updated ${timeElement(meta.updatedAt)}${links}</footer>`);
   return {
     title: spec.title,
     html: `<article class="dash layout-${layout}">${parts.join('')}</article>`,
