@@ -195,12 +195,78 @@ describe(`table downloads on ${testDialect}`, () => {
   it('answers a block that is not a table, or a version that does not exist, with a 404 that says how to ask', async () => {
     const paragraph = await get('/d/latency-table/versions/1/sections/0/blocks/0.csv');
     expect(paragraph.status).toBe(404);
-    expect(paragraph.text).toContain('Version 1 of dashboard &quot;latency-table&quot; has no table at /sections/0/blocks/0; a table downloads as …/sections/&lt;n&gt;/blocks/&lt;n&gt;.csv.');
+    expect(paragraph.text).toContain(
+      'Version 1 of dashboard &quot;latency-table&quot; has no table, chart or heatmap at /sections/0/blocks/0; their data downloads as …/sections/&lt;n&gt;/blocks/&lt;n&gt;.csv.',
+    );
     for (const route of ['/d/latency-table/versions/9/sections/0/blocks/1.csv', '/d/latency-table/versions/1/sections/5/blocks/1.csv', '/d/latency-table/versions/1/sections/0/blocks/1.json', '/d/latency-table/versions/x/sections/0/blocks/1.csv']) {
       expect((await get(route)).status, route).toBe(404);
     }
     const anonymous = await get('/d/latency-table/versions/1/sections/0/blocks/1.csv', {}, null);
     expect(anonymous.status).toBe(302);
+  });
+});
+
+describe(`chart and heatmap downloads on ${testDialect}`, () => {
+  const spec = {
+    slug: 'deploy-charts',
+    title: 'Deploys',
+    sections: [
+      {
+        blocks: [
+          {
+            type: 'chart',
+            kind: 'bar',
+            title: 'Deploys per week',
+            unit: 'deploys',
+            categories: ['W1', '=W2'],
+            series: [
+              { name: 'api', data: [3, null, 7] },
+              { name: '+billing', data: [1.5, 2] },
+            ],
+          },
+          { type: 'heatmap', title: 'Runs by hour', unit: 'runs', xLabels: ['00', '01'], yLabels: ['Mon', 'Tue'], values: [[1, 2], [null]] },
+          { type: 'gauge', title: 'Coverage', value: 78 },
+          { type: 'chart', kind: 'line', title: 'Requests', series: [{ name: 'rps', data: Array.from({ length: 3000 }, (_, index) => index % 7) }] },
+        ],
+      },
+    ],
+  };
+
+  beforeAll(async () => {
+    await publish(spec);
+  });
+
+  it("offers a chart's data as CSV: a line per category, a column per series, raw numbers", async () => {
+    const page = await get('/d/deploy-charts');
+    expect(page.text).toMatch(
+      /<details class="chart-data"><summary>Data<\/summary><div class="chart-data-scroll"><table class="tbl compact">.*?<\/table><\/div><a class="chart-csv" href="\/d\/deploy-charts\/versions\/1\/sections\/0\/blocks\/0\.csv" download aria-label="Download the data of Deploys per week \(bar chart\) as CSV">Download CSV<\/a><\/details>/,
+    );
+    const csv = await get('/d/deploy-charts/versions/1/sections/0/blocks/0.csv');
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(csv.headers.get('content-disposition')).toBe('attachment; filename="deploy-charts-v1-chart-0-0.csv"');
+    // A third category the categories do not name is numbered, as on the chart; formulas are opened as text.
+    expect(csv.text).toBe([",api (deploys),'+billing (deploys)", 'W1,3,1.5', "'=W2,,2", '3,7,', ''].join('\r\n'));
+  });
+
+  it('offers a heatmap as CSV, and a chart too big for a data table by its link alone', async () => {
+    const heatmap = await get('/d/deploy-charts/versions/1/sections/0/blocks/1.csv');
+    expect(heatmap.headers.get('content-disposition')).toBe('attachment; filename="deploy-charts-v1-heatmap-0-1.csv"');
+    expect(heatmap.text).toBe(['(runs),00,01', 'Mon,1,2', 'Tue,,', ''].join('\r\n'));
+
+    const page = await get('/d/deploy-charts');
+    expect(page.text).toContain(
+      '<p class="chart-data"><a class="chart-csv" href="/d/deploy-charts/versions/1/sections/0/blocks/3.csv" download aria-label="Download the data of Requests (line chart) as CSV">Download CSV</a></p>',
+    );
+    const big = await get('/d/deploy-charts/versions/1/sections/0/blocks/3.csv');
+    const lines = big.text.split('\r\n');
+    expect(lines.length).toBe(3002);
+    expect(lines.slice(0, 3)).toEqual([',rps', '1,0', '2,1']);
+    expect(lines[3000]).toBe('3000,3');
+
+    // A gauge is one number: it has no download.
+    expect(page.text).not.toContain('blocks/2.csv');
+    expect((await get('/d/deploy-charts/versions/1/sections/0/blocks/2.csv')).status).toBe(404);
   });
 });
 

@@ -11,7 +11,7 @@ import { requireRead } from '../dashboards/access.js';
 import { listDashboards, SLUG_PATTERN } from '../dashboards/read-dashboards.js';
 import type { DashboardSpec } from '../dashboards/spec-schema.js';
 import { anyDashboard, findHeader, findVersion, listVersions } from '../dashboards/store.js';
-import { tableCsv } from '../dashboards/table-csv.js';
+import { blockCsv } from '../dashboards/block-csv.js';
 import { AppError, notFound } from '../errors.js';
 import { BUILD_ID } from './assets.js';
 import { renderDashboardIndex } from './dashboard-index.js';
@@ -231,7 +231,7 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
     return reply.header('cache-control', 'no-store').send({ version: header.version, updated_at: header.updated_at, url: dashboardPaths(slug).current });
   });
 
-  // A table of a version as CSV. The spec is parsed here, in the request thread: at most tens of
+  // A table, chart or heatmap of a version as CSV. The spec is parsed here, in the request thread: at most tens of
   // milliseconds for the largest legal spec, for a download someone asked for.
   app.get<{ Params: { slug: string; version: string; section: string; file: string } }>(
     '/d/:slug/versions/:version/sections/:section/blocks/:file',
@@ -247,16 +247,20 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
       const stored = version === null ? undefined : await findVersion(ctx.db, ctx.actor.accountId, slug, version);
       if (!stored) throw new AppError('NOT_FOUND', `Dashboard "${slug}" has no version ${JSON.stringify(request.params.version)}.`);
       const spec = JSON.parse(stored.spec) as DashboardSpec;
-      const table = block ? spec.sections?.[section]?.blocks?.[Number(block[1])] : undefined;
-      if (!block || table?.type !== 'table') {
-        throw new AppError('NOT_FOUND', `Version ${version} of dashboard "${slug}" has no table at /sections/${request.params.section}/blocks/${request.params.file.replace(/\.csv$/, '')}; a table downloads as …/sections/<n>/blocks/<n>.csv.`);
+      const data = block ? spec.sections?.[section]?.blocks?.[Number(block[1])] : undefined;
+      const csv = data ? blockCsv(data) : null;
+      if (!block || !data || csv === null) {
+        throw new AppError(
+          'NOT_FOUND',
+          `Version ${version} of dashboard "${slug}" has no table, chart or heatmap at /sections/${request.params.section}/blocks/${request.params.file.replace(/\.csv$/, '')}; their data downloads as …/sections/<n>/blocks/<n>.csv.`,
+        );
       }
       return reply
         .header('content-type', 'text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="${slug}-v${version}-table-${section}-${block[1]}.csv"`)
+        .header('content-disposition', `attachment; filename="${slug}-v${version}-${data.type}-${section}-${block[1]}.csv"`)
         .header('cache-control', 'private, no-cache')
         .header('x-content-type-options', 'nosniff')
-        .send(tableCsv(table));
+        .send(csv);
     },
   );
 

@@ -35,7 +35,10 @@ interface ChartFigure {
   kindClass: string;
   name: string;
   summary: string;
+  /** The data as a table (empty when there is none, or too much to show). */
   dataTable: string;
+  /** Whether the block's data downloads as CSV (see block-csv.ts). */
+  downloadable: boolean;
   height: number;
   /** The drawing at a width (drawn later, in this thread or another: see chart-slots.ts). */
   jobAt: (width: number) => ChartFigureJob;
@@ -67,7 +70,7 @@ function renderFigure(figure: ChartFigure, context: RenderContext): string {
     `<div class="chart-img" role="img" aria-label="${escapeAttr(figure.name)}" aria-describedby="${summaryId}" style="--chart-ratio:${wide}/${figure.height}">${variants.join('')}</div>` +
     (figure.after ?? '') +
     `<p class="sr-only" id="${summaryId}">${escapeHtml(figure.summary)}</p>` +
-    figure.dataTable +
+    dataSection(figure, context) +
     `</figure>`
   );
 }
@@ -79,10 +82,17 @@ function dataTable(caption: string, head: string[], rows: string[][]): string {
   const body = rows
     .map((row) => `<tr>${row.map((cell, index) => (index === 0 ? `<th scope="row">${escapeHtml(cell)}</th>` : `<td class="r">${escapeHtml(cell)}</td>`)).join('')}</tr>`)
     .join('');
-  return (
-    `<details class="chart-data"><summary>Data</summary><div class="chart-data-scroll"><table class="tbl compact">` +
-    `<caption class="sr-only">${escapeHtml(caption)}</caption><thead><tr>${headHtml}</tr></thead><tbody>${body}</tbody></table></div></details>`
-  );
+  return `<table class="tbl compact"><caption class="sr-only">${escapeHtml(caption)}</caption><thead><tr>${headHtml}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+/** The figure's data under a "Data" disclosure, with the CSV link; only the link when the table would be too big. */
+function dataSection(figure: ChartFigure, context: RenderContext): string {
+  const csv =
+    figure.downloadable && context.downloadBase
+      ? `<a class="chart-csv" href="${escapeAttr(`${context.downloadBase}${context.blockPath}.csv`)}" download aria-label="${escapeAttr(`Download the data of ${figure.name} as CSV`)}">Download CSV</a>`
+      : '';
+  if (figure.dataTable) return `<details class="chart-data"><summary>Data</summary><div class="chart-data-scroll">${figure.dataTable}</div>${csv}</details>`;
+  return csv ? `<p class="chart-data">${csv}</p>` : '';
 }
 
 function seriesSummary(name: string, data: ReadonlyArray<number | null>, unit: string | undefined): string {
@@ -140,6 +150,7 @@ export function renderChart(block: ChartBlock, context: RenderContext): string {
       name,
       summary: chartSummary(block, kind),
       dataTable: chartDataTable(block, name),
+      downloadable: true,
       height,
       jobAt: (width) => ({ figure: 'chart', block, width, height }),
       refusal: tooMuchToDraw(block),
@@ -175,6 +186,7 @@ export function renderHeatmap(block: HeatmapBlock, context: RenderContext): stri
       name,
       summary,
       dataTable: dataTable(name, ['', ...block.xLabels], rows),
+      downloadable: true,
       height,
       jobAt: (width) => ({ figure: 'heatmap', block, width, height }),
       after: scale,
@@ -194,7 +206,7 @@ export function renderGauge(block: GaugeBlock, context: RenderContext): string {
   context.placement = { ...saved, contentWidth: Math.min(saved.contentWidth, Math.max(260, height * 1.6)) };
   try {
     return renderFigure(
-      { kindClass: 'chart-gauge', name: `${label} (gauge)`, summary, dataTable: '', height, jobAt: (width) => ({ figure: 'gauge', block, width, height }) },
+      { kindClass: 'chart-gauge', name: `${label} (gauge)`, summary, dataTable: '', downloadable: false, height, jobAt: (width) => ({ figure: 'gauge', block, width, height }) },
       context,
     );
   } finally {

@@ -290,6 +290,7 @@ bdi{unicode-bidi:isolate}
 .chart-data{margin-top:8px;font-size:12px}
 .chart-data summary{cursor:pointer;width:max-content;color:var(--ink-3);user-select:none}
 .chart-data-scroll{max-height:260px;overflow:auto;margin-top:8px;border:1px solid var(--border);border-radius:8px}
+.chart-csv{display:inline-block;margin-top:6px;color:var(--ink-3)}
 .heat-scale{display:flex;align-items:center;justify-content:flex-end;gap:8px;margin-top:6px;font-size:11px;color:var(--ink-3);font-variant-numeric:tabular-nums}
 .heat-ramp{width:110px;height:8px;border-radius:4px;background:linear-gradient(90deg,color-mix(in srgb,var(--info) 10%,transparent),var(--info))}
 
