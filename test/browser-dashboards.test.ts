@@ -116,6 +116,37 @@ describe('dashboards in Chromium', () => {
     await context.close();
   });
 
+  it('passes axe-core on every page kind, in both themes and at phone width', async () => {
+    const axeSource = fs.readFileSync(path.resolve(import.meta.dirname, '../node_modules/axe-core/axe.min.js'), 'utf8');
+    const examples = fs.readdirSync(EXAMPLES).filter((file) => file.endsWith('.json')).map((file) => (JSON.parse(fs.readFileSync(path.join(EXAMPLES, file), 'utf8')) as { slug: string }).slug);
+    const visits: Array<{ route: string; colorScheme: 'light' | 'dark'; width: number; signedIn?: boolean }> = [
+      ...examples.flatMap((slug, index) => [
+        { route: `/d/${slug}`, colorScheme: 'light' as const, width: index % 2 === 0 ? 1360 : 375 },
+        { route: `/d/${slug}`, colorScheme: 'dark' as const, width: index % 2 === 0 ? 375 : 1360 },
+      ]),
+      { route: '/d', colorScheme: 'light', width: 1360 },
+      { route: '/d/engineering-health/versions', colorScheme: 'dark', width: 375 },
+      { route: '/d/engineering-health?print=1', colorScheme: 'light', width: 1360 },
+      { route: '/d/engineering-health?kiosk=1', colorScheme: 'dark', width: 1360 },
+      { route: '/login', colorScheme: 'light', width: 375, signedIn: false },
+    ];
+    const found: string[] = [];
+    for (const visit of visits) {
+      const { context, page } = await openPage({ width: visit.width, colorScheme: visit.colorScheme, signedIn: visit.signedIn ?? true });
+      await page.goto(svc.url + visit.route, { waitUntil: 'load' });
+      // Evaluated through the debugging protocol, which the page's CSP does not govern.
+      await page.evaluate(axeSource);
+      const violations = await page.evaluate(async () => {
+        const axe = (window as unknown as { axe: { run: (context: Document) => Promise<{ violations: Array<{ id: string; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
+        const results = await axe.run(document);
+        return results.violations.map((violation) => `${violation.id} (${violation.help}) at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+      });
+      for (const violation of violations) found.push(`${visit.route} ${visit.colorScheme} ${visit.width}px: ${violation}`);
+      await context.close();
+    }
+    expect(found).toEqual([]);
+  });
+
   it('runs html blocks in a sandbox that cannot reach the page', async () => {
     const { context, page, errors } = await openPage();
     await page.goto(`${svc.url}/d/engineering-health`, { waitUntil: 'load' });

@@ -305,7 +305,7 @@ describe(`the wall display on ${testDialect}`, () => {
 
   it('prints rather than follows when both are asked, and has no wall display for an earlier version', async () => {
     const printed = await get('/d/wallboard?kiosk=1&print=1');
-    expect(printed.text).toContain('<div class="preview-bar">');
+    expect(printed.text).toContain('<div class="preview-bar" role="region" aria-label="Print preview">');
     expect(printed.text).not.toContain('data-follow');
     expect(printed.headers.get('etag')).toMatch(/-p-[0-9a-f]+"$/);
 

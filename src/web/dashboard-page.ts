@@ -59,7 +59,7 @@ export function planDashboardPage(specText: string, meta: PageMeta): PlannedPage
     ? ''
     : `<a class="btn" href="${escapeAttr(pagePath)}?print=1" rel="nofollow">${PRINT_ICON.replace('<svg', '<svg class="btn-icon"')}<span class="btn-label">Print</span></a>`;
   const previewBar = printing
-    ? `<div class="preview-bar"><span>Print preview: A4, light theme, screen-only blocks hidden.</span><a class="btn" href="${escapeAttr(pagePath)}">Back to the dashboard</a><button class="btn" type="button" data-print>Print</button></div>`
+    ? `<div class="preview-bar" role="region" aria-label="Print preview"><span>Print preview: A4, light theme, screen-only blocks hidden.</span><a class="btn" href="${escapeAttr(pagePath)}">Back to the dashboard</a><button class="btn" type="button" data-print>Print</button></div>`
     : '';
   const archiveBar = meta.archived
     ? `<div class="archive-bar" role="note"><p><strong>Version ${meta.version}</strong>, published ${timeElement(meta.updatedAt)}. This dashboard has been published again since.</p>` +

@@ -190,7 +190,8 @@ export function renderComparison(block: ComparisonBlock): string {
       );
     })
     .join('');
-  return `<div class="tbl-scroll"><table class="tbl comparison"><thead>${head}</thead><tbody>${rows}</tbody></table></div>`;
+  // Focusable, so a keyboard can scroll it sideways on a phone.
+  return `<div class="tbl-scroll" tabindex="0" role="region" aria-label="${escapeAttr(block.title ?? 'Comparison')}"><table class="tbl comparison"><thead>${head}</thead><tbody>${rows}</tbody></table></div>`;
 }
 
 export function renderStatusMatrix(block: StatusMatrixBlock): string {
@@ -222,7 +223,7 @@ export function renderStatusMatrix(block: StatusMatrixBlock): string {
     .map((item) => `<li><span class="dot${toneClass(item.tone)}"></span>${escapeHtml(item.label)}</li>`)
     .join('');
   return (
-    `<div class="tbl-scroll"><table class="tbl status-matrix"><thead><tr><th scope="col"><span class="sr-only">Item</span></th>${head}</tr></thead><tbody>${rows}</tbody></table></div>` +
+    `<div class="tbl-scroll" tabindex="0" role="region" aria-label="${escapeAttr(block.title ?? 'Status matrix')}"><table class="tbl status-matrix"><thead><tr><th scope="col"><span class="sr-only">Item</span></th>${head}</tr></thead><tbody>${rows}</tbody></table></div>` +
     (legend ? `<ul class="legend">${legend}</ul>` : '')
   );
 }

@@ -16,14 +16,14 @@ const LIGHT = [
   '--border-strong:#cdd3dc',
   '--ink:#111827',
   '--ink-2:#454f5e',
-  '--ink-3:#687182',
+  '--ink-3:#5b6473',
   '--link:#2257d6',
   '--shadow:0 1px 2px rgba(16,24,40,.04),0 1px 3px rgba(16,24,40,.05)',
   '--code-bg:#fbfcfd',
   '--hl-keyword:#cf222e',
   '--hl-string:#0a3069',
   '--hl-number:#0550ae',
-  '--hl-comment:#6e7781',
+  '--hl-comment:#636c76',
   '--hl-title:#8250df',
   '--hl-attr:#0550ae',
   '--hl-built-in:#953800',
@@ -60,7 +60,7 @@ const DARK = [
 function toneClasses(): string {
   return TONES.map(
     (tone) =>
-      `.t-${tone}{--t:var(--${tone});--t-ink:color-mix(in srgb,var(--${tone}) 72%,var(--ink));--t-soft:color-mix(in srgb,var(--${tone}) 13%,transparent);--t-line:color-mix(in srgb,var(--${tone}) 38%,transparent)}`,
+      `.t-${tone}{--t:var(--${tone});--t-ink:color-mix(in srgb,var(--${tone}) 62%,var(--ink));--t-soft:color-mix(in srgb,var(--${tone}) 13%,transparent);--t-line:color-mix(in srgb,var(--${tone}) 38%,transparent)}`,
   ).join('\n');
 }
 
@@ -116,6 +116,8 @@ body{margin:0;background:var(--bg);color:var(--ink);font:14px/1.5 Inter,ui-sans-
 *{-webkit-print-color-adjust:exact;print-color-adjust:exact}
 a{color:var(--link);text-decoration:none}
 a:hover{text-decoration:underline}
+/* Links inside running text are underlined too: colour alone does not tell them apart (WCAG 1.4.1). */
+.prose a,.callout-body a,.dash-foot a{text-decoration:underline;text-decoration-thickness:1px;text-underline-offset:2px}
 code,kbd,pre{font-family:ui-monospace,SFMono-Regular,"SF Mono",Menlo,Consolas,"Liberation Mono",monospace}
 :focus-visible{outline:2px solid var(--info);outline-offset:2px;border-radius:4px}
 .sr-only{position:absolute!important;left:0;top:0;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
@@ -409,7 +411,7 @@ td .spark{display:inline-block;vertical-align:middle;width:76px;height:20px;marg
 .s-todo .step-title{color:var(--ink-2)}
 .step-status{font-size:11px;font-weight:650;text-transform:uppercase;letter-spacing:.05em;color:var(--ink-3)}
 .s-active .step-status{color:var(--info)}
-.s-done .step-status{color:var(--t-ink,var(--positive))}
+.s-done .step-status{color:color-mix(in srgb,var(--positive) 62%,var(--ink))}
 .s-blocked .step-status{color:var(--danger)}
 .step-meta{font-size:12px;color:var(--ink-3);margin-left:auto}
 .step-detail{margin:2px 0 0;font-size:13px;color:var(--ink-2)}
@@ -631,7 +633,7 @@ td .spark{display:inline-block;vertical-align:middle;width:76px;height:20px;marg
   .page{padding:18px 14px 40px}
   .archive-bar{margin:14px 14px 0}
   .topbar-in{padding:8px 14px;gap:10px}
-  .btn-label{display:none}
+  .btn-label{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap}
   .crumbs .here,.crumbs .sep:nth-last-child(2),.crumbs>:nth-last-child(n+5){display:none}
   .brand{font-size:0;gap:0}
 }
