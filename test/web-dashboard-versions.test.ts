@@ -227,6 +227,7 @@ describe(`chart and heatmap downloads on ${testDialect}`, () => {
           { type: 'heatmap', title: 'Runs by hour', unit: 'runs', xLabels: ['00', '01'], yLabels: ['Mon', 'Tue'], values: [[1, 2], [null]] },
           { type: 'gauge', title: 'Coverage', value: 78 },
           { type: 'chart', kind: 'line', title: 'Requests', series: [{ name: 'rps', data: Array.from({ length: 3000 }, (_, index) => index % 7) }] },
+          { type: 'chart', title: 'Hand-drawn', option: { xAxis: { type: 'category', data: ['a', 'b'] }, yAxis: {}, series: [{ type: 'line', data: [1, 2] }] } },
         ],
       },
     ],
@@ -264,9 +265,12 @@ describe(`chart and heatmap downloads on ${testDialect}`, () => {
     expect(lines.slice(0, 3)).toEqual([',rps', '1,0', '2,1']);
     expect(lines[3000]).toBe('3000,3');
 
-    // A gauge is one number: it has no download.
-    expect(page.text).not.toContain('blocks/2.csv');
-    expect((await get('/d/deploy-charts/versions/1/sections/0/blocks/2.csv')).status).toBe(404);
+    // A gauge is one number, and a chart drawn from its own `option` has no data of its own: no download.
+    expect(page.text).toContain('aria-label="Hand-drawn (bar chart)"');
+    for (const block of [2, 4]) {
+      expect(page.text).not.toContain(`blocks/${block}.csv`);
+      expect((await get(`/d/deploy-charts/versions/1/sections/0/blocks/${block}.csv`)).status).toBe(404);
+    }
   });
 });
 

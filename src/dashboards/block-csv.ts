@@ -59,8 +59,17 @@ function heatmapRecords(block: HeatmapBlock): CsvRecord[] {
   return records;
 }
 
-/** The block's data as CSV, or null for a block kind that has none to download. */
+/** Whether the block has data to download: a chart drawn only from its `option` has none of its own. */
+export function hasCsv(block: Block): boolean {
+  if (block.type === 'table') return true;
+  if (block.type === 'chart') return (block.series ?? []).length > 0;
+  if (block.type === 'heatmap') return block.xLabels.length > 0 && block.yLabels.length > 0;
+  return false;
+}
+
+/** The block's data as CSV, or null for a block that has none to download (see hasCsv). */
 export function blockCsv(block: Block): string | null {
+  if (!hasCsv(block)) return null;
   const records = block.type === 'table' ? tableRecords(block) : block.type === 'chart' ? chartRecords(block) : block.type === 'heatmap' ? heatmapRecords(block) : null;
   if (records === null) return null;
   // CRLF as RFC 4180 asks, and any line break inside a value quoted (csv-stringify quotes only the

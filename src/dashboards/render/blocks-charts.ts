@@ -3,6 +3,7 @@
  * phone-width drawing for wide blocks (scaling a wide chart down would shrink its text to nothing).
  * Each chart is an image with an accessible name, a one-paragraph summary, and its data as a table.
  */
+import { hasCsv } from '../block-csv.js';
 import type { ChartBlock, GaugeBlock, HeatmapBlock } from '../spec-schema.js';
 import { categoryNames, chartKind, drawsSlices, gaugeBounds, heatmapRange, tooMuchToDraw, type ChartKind } from './chart-options.js';
 import { chartJob, type ChartFigureJob } from './chart-drawing.js';
@@ -150,7 +151,7 @@ export function renderChart(block: ChartBlock, context: RenderContext): string {
       name,
       summary: chartSummary(block, kind),
       dataTable: chartDataTable(block, name),
-      downloadable: true,
+      downloadable: hasCsv(block),
       height,
       jobAt: (width) => ({ figure: 'chart', block, width, height }),
       refusal: tooMuchToDraw(block),
@@ -186,7 +187,7 @@ export function renderHeatmap(block: HeatmapBlock, context: RenderContext): stri
       name,
       summary,
       dataTable: dataTable(name, ['', ...block.xLabels], rows),
-      downloadable: true,
+      downloadable: hasCsv(block),
       height,
       jobAt: (width) => ({ figure: 'heatmap', block, width, height }),
       after: scale,
