@@ -327,6 +327,21 @@ describe(`the wall display on ${testDialect}`, () => {
     }
   });
 
+  it('tries again every minute when a wall display lands on an error page, until the dashboard is back', async () => {
+    const gone = await get('/d/wallboard-next?kiosk=1');
+    expect(gone.status).toBe(404);
+    expect(gone.text).toContain('<meta http-equiv="refresh" content="60">');
+    expect(gone.text).toContain('<p class="error-retry">This wall display tries again every minute.</p>');
+    const plain = await get('/d/wallboard-next');
+    expect(plain.status).toBe(404);
+    expect(plain.text).not.toContain('http-equiv="refresh"');
+
+    await publish({ ...board(1), slug: 'wallboard-next' });
+    const back = await get('/d/wallboard-next?kiosk=1');
+    expect(back.status).toBe(200);
+    expect(back.text).not.toContain('http-equiv="refresh"');
+  });
+
   it('asks a visitor who is not signed in to sign in, coming back to the wall display', async () => {
     const anonymous = await get('/d/wallboard?kiosk=1', {}, null);
     expect(anonymous.status).toBe(302);

@@ -12,6 +12,14 @@ const HEADLINES: Record<number, string> = {
   503: 'This page could not be drawn in time',
 };
 
+/** A wall display that lands on an error page asks again this often: nobody is there to press reload. */
+const WALL_DISPLAY_RETRY_SECONDS = 60;
+
+function isWallDisplay(requestPath: string): boolean {
+  const query = requestPath.split('?')[1];
+  return query !== undefined && ['1', 'true'].includes(new URLSearchParams(query).get('kiosk') ?? '');
+}
+
 export function renderErrorPage(error: AppError, requestPath: string): Page {
   const status = error.status;
   const headline = HEADLINES[status] ?? HEADLINES[status >= 500 ? 500 : 400] ?? 'Something went wrong';
@@ -19,6 +27,15 @@ export function renderErrorPage(error: AppError, requestPath: string): Page {
     status === 401
       ? `<a class="btn" href="/login?next=${escapeAttr(encodeURIComponent(requestPath))}">Sign in</a>`
       : `<a class="btn" href="/d">All dashboards</a>`;
-  const body = `<div class="error-page"><div class="error-code">${status}</div><h1>${escapeHtml(headline)}</h1><p>${escapeHtml(error.message)}</p>${action}</div>`;
-  return renderPage({ title: headline, body, signedIn: status !== 401, crumbs: [{ label: 'Dashboards', href: '/d' }] });
+  // A 401 waits for someone to sign in; anything else may pass (a dashboard published again, a page drawn).
+  const retry = isWallDisplay(requestPath) && status !== 401;
+  const retryNote = retry ? `<p class="error-retry">This wall display tries again every minute.</p>` : '';
+  const body = `<div class="error-page"><div class="error-code">${status}</div><h1>${escapeHtml(headline)}</h1><p>${escapeHtml(error.message)}</p>${retryNote}${action}</div>`;
+  return renderPage({
+    title: headline,
+    body,
+    signedIn: status !== 401,
+    crumbs: [{ label: 'Dashboards', href: '/d' }],
+    ...(retry ? { refreshSeconds: WALL_DISPLAY_RETRY_SECONDS } : {}),
+  });
 }

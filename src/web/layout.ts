@@ -29,6 +29,8 @@ export interface PageOptions {
   signedIn?: boolean;
   /** Markup before <main>, e.g. the print preview bar. */
   beforeMain?: string;
+  /** Load the page again after this many seconds (a wall display's error page). */
+  refreshSeconds?: number;
 }
 
 export interface Page {
@@ -86,7 +88,7 @@ export function renderPage(options: PageOptions): Page {
   const html =
     `<!doctype html><html lang="en"${htmlClass}><head><meta charset="utf-8">` +
     `<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="color-scheme" content="light dark">` +
-    `<meta name="referrer" content="same-origin"><title>${escapeAttr(options.title)} · svc</title>` +
+    `<meta name="referrer" content="same-origin">${options.refreshSeconds ? `<meta http-equiv="refresh" content="${options.refreshSeconds}">` : ''}<title>${escapeAttr(options.title)} · svc</title>` +
     `<link rel="icon" href="${FAVICON}"><link rel="stylesheet" href="${stylesheetAsset.path}"><script>${THEME_BOOT_SCRIPT}</script>` +
     `<script src="${scriptAsset.path}" defer></script></head><body>` +
     (options.bare ? '' : renderTopbar(options)) +
