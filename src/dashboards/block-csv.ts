@@ -70,8 +70,7 @@ export function hasCsv(block: Block): boolean {
 /** The block's data as CSV, or null for a block that has none to download (see hasCsv). */
 export function blockCsv(block: Block): string | null {
   if (!hasCsv(block)) return null;
-  const records = block.type === 'table' ? tableRecords(block) : block.type === 'chart' ? chartRecords(block) : block.type === 'heatmap' ? heatmapRecords(block) : null;
-  if (records === null) return null;
+  const records = block.type === 'table' ? tableRecords(block) : block.type === 'chart' ? chartRecords(block) : block.type === 'heatmap' ? heatmapRecords(block) : [];
   // CRLF as RFC 4180 asks, and any line break inside a value quoted (csv-stringify quotes only the
   // record delimiter itself); the byte order mark makes Excel read the file as UTF-8.
   return `\uFEFF${stringify(records, { record_delimiter: 'windows', quoted_match: /[\r\n]/ })}`;

@@ -231,8 +231,8 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
     return reply.header('cache-control', 'no-store').send({ version: header.version, updated_at: header.updated_at, url: dashboardPaths(slug).current });
   });
 
-  // A table, chart or heatmap of a version as CSV. The spec is parsed here, in the request thread: at most tens of
-  // milliseconds for the largest legal spec, for a download someone asked for.
+  // A table, chart or heatmap of a version as CSV. The spec is parsed here, in the request thread: at
+  // most tens of milliseconds for the largest legal spec, for a download someone asked for.
   app.get<{ Params: { slug: string; version: string; section: string; file: string } }>(
     '/d/:slug/versions/:version/sections/:section/blocks/:file',
     { schema: { hide: true } },

@@ -1,7 +1,7 @@
 /**
  * chart, heatmap and gauge: ECharts SVG drawn on the server at the block's laptop width, plus a
  * phone-width drawing for wide blocks (scaling a wide chart down would shrink its text to nothing).
- * Each chart is an image with an accessible name, a one-paragraph summary, and its data as a table.
+ * Each chart is an image with an accessible name, a one-paragraph summary, and its data as a table and as CSV.
  */
 import { hasCsv } from '../block-csv.js';
 import type { ChartBlock, GaugeBlock, HeatmapBlock } from '../spec-schema.js';

@@ -25,7 +25,7 @@ export interface DashboardMeta {
   updatedAt: string;
   /** Links after the version and update time in the footer (the version history, the wall display). */
   footerLinks?: ReadonlyArray<{ label: string; href: string }>;
-  /** The version's page, under which each table's CSV is `<base><block pointer>.csv` (no download links without it). */
+  /** The version's page, under which a table's, chart's or heatmap's CSV is `<base><block pointer>.csv` (no download links without it). */
   downloadBase?: string;
 }
 
