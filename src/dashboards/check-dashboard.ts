@@ -4,7 +4,6 @@
  * (an `option` ECharts refuses, a chart with too much to draw, an html block's script that cannot run).
  * Nothing is stored. An agent finds out before publishing, instead of from a broken chart on the page.
  */
-import { withoutByteOrderMark } from '../json-document.js';
 import type { ActorContext } from '../context.js';
 import type { Issue } from '../errors.js';
 import { requirePublish } from './access.js';
@@ -32,6 +31,6 @@ export async function checkDashboard(ctx: ActorContext, body: Buffer, drawer: Da
   // The same right as publishing: the check is its first half, and drawing costs the server CPU.
   requirePublish(ctx, 'check dashboards');
   const spec = await requireValidSpec(ctx, body, 'check');
-  const drawn = await drawer.checkDrawings(withoutByteOrderMark(body).toString('utf8'));
+  const drawn = await drawer.checkDrawings(spec.text);
   return { slug: spec.slug, charts: drawn.charts, problems: drawn.problems, total: drawn.total };
 }

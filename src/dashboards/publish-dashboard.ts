@@ -3,7 +3,6 @@ import type { ActorContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { nowIso } from '../db/values.js';
 import { AppError } from '../errors.js';
-import { withoutByteOrderMark } from '../json-document.js';
 import { dashboardUrl, requirePublish } from './access.js';
 import { requireValidSpec } from './require-valid-spec.js';
 import { findHeader, insertHeader, insertVersion, takeNextVersion, type DashboardKey, type HeaderColumns, type VersionStamp } from './store.js';
@@ -31,7 +30,7 @@ export interface PublishResult {
 export async function publishDashboard(ctx: ActorContext, input: PublishInput): Promise<PublishResult> {
   requirePublish(ctx, 'publish dashboards');
   const spec = await requireValidSpec(ctx, input.body, 'publish');
-  const specText = withoutByteOrderMark(input.body).toString('utf8');
+  const specText = spec.text;
   const accountId = ctx.actor.accountId;
   const now = nowIso();
 
