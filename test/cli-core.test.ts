@@ -7,7 +7,7 @@ import { CliError } from '../src/cli/deps.js';
 import { runLogin } from '../src/cli/login.js';
 import { runProjectCreate, runProjectLs } from '../src/cli/project.js';
 import { runTokenCreate } from '../src/cli/token.js';
-import { captureDeps, runCli } from './support/cli-harness.js';
+import { adminCliEnv, captureDeps, runCli } from './support/cli-harness.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 let svc: TestServer;
@@ -15,7 +15,7 @@ let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   svc = await startTestServer();
-  env = { SVC_API_URL: `${svc.url}/v1`, SVC_CLI_TOKEN: svc.adminToken };
+  env = adminCliEnv(svc);
 });
 afterAll(async () => {
   await svc.close();

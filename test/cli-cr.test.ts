@@ -18,7 +18,7 @@ import { runCrShow } from '../src/cli/cr/show.js';
 import { CliError } from '../src/cli/deps.js';
 import { runLink } from '../src/cli/link.js';
 import { nowIso } from '../src/db/values.js';
-import { captureDeps, runCli } from './support/cli-harness.js';
+import { adminCliEnv, captureDeps, runCli } from './support/cli-harness.js';
 import { Clone, projectWithClone, removeTempDirs, type TestProject } from './support/change-request-fixtures.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
@@ -65,7 +65,7 @@ async function insertSession(projectId: string): Promise<string> {
 }
 
 /** A user's environment: the admin token, the project given by flag or link. */
-const userEnv = () => ({ SVC_API_URL: `${svc.url}/v1`, SVC_CLI_TOKEN: svc.adminToken });
+const userEnv = () => adminCliEnv(svc);
 
 async function pushBranch(clone: Clone, branch: string, files: Record<string, string>, from = 'main'): Promise<string> {
   clone.checkout(branch, from);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './support/cli-harness.js';
+import { adminCliEnv, runCli } from './support/cli-harness.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
 let svc: TestServer;
@@ -10,7 +10,7 @@ let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   svc = await startTestServer();
-  env = { SVC_API_URL: `${svc.url}/v1`, SVC_CLI_TOKEN: svc.adminToken };
+  env = adminCliEnv(svc);
 });
 afterAll(async () => {
   await svc.close();

@@ -17,7 +17,7 @@ import { BUILD_ID } from './assets.js';
 import { renderDashboardIndex } from './dashboard-index.js';
 import { renderDashboardHistory } from './dashboard-history.js';
 import { dashboardPaths, type View } from './dashboard-page.js';
-import { acceptsGzip, etagMatches } from './http-helpers.js';
+import { acceptsGzip, etagMatches, isFlagOn } from './http-helpers.js';
 import { renderPage } from './layout.js';
 import { PageCache, type CachedPage } from './page-cache.js';
 import type { PageRenderer, RenderPriority } from './page-renderer.js';
@@ -68,14 +68,10 @@ function positiveInteger(text: string): number | null {
   return /^[1-9]\d{0,8}$/.test(text) ? Number(text) : null;
 }
 
-function isOn(flag: string | undefined): boolean {
-  return flag === '1' || flag === 'true';
-}
-
 /** `?print=1` wins over `?kiosk=1`; only the current version has a wall display (an archived one never changes). */
 function viewOf(query: { print?: string; kiosk?: string }, kioskAllowed: boolean): View {
-  if (isOn(query.print)) return 'print';
-  return kioskAllowed && isOn(query.kiosk) ? 'kiosk' : 'screen';
+  if (isFlagOn(query.print)) return 'print';
+  return kioskAllowed && isFlagOn(query.kiosk) ? 'kiosk' : 'screen';
 }
 
 const NOT_MODIFIED_HEADERS = { 'cache-control': 'private, no-cache', vary: 'Cookie, Authorization, Accept-Encoding' };

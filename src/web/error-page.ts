@@ -1,6 +1,7 @@
 /** Errors on web pages are pages: the status, what happened, and where to go next. */
 import { escapeAttr, escapeHtml } from '../dashboards/render/escape.js';
 import type { AppError } from '../errors.js';
+import { isFlagOn } from './http-helpers.js';
 import { renderPage, type Page } from './layout.js';
 
 const HEADLINES: Record<number, string> = {
@@ -17,7 +18,7 @@ const WALL_DISPLAY_RETRY_SECONDS = 60;
 
 function isWallDisplay(requestPath: string): boolean {
   const query = requestPath.split('?')[1];
-  return query !== undefined && ['1', 'true'].includes(new URLSearchParams(query).get('kiosk') ?? '');
+  return query !== undefined && isFlagOn(new URLSearchParams(query).get('kiosk'));
 }
 
 export function renderErrorPage(error: AppError, requestPath: string): Page {

@@ -35,6 +35,11 @@ export function safeNextPath(value: unknown, fallback = '/d'): string {
   return value;
 }
 
+/** A query flag such as `?print=1` or `?kiosk=true`: on only when spelled `1` or `true`. */
+export function isFlagOn(value: unknown): boolean {
+  return value === '1' || value === 'true';
+}
+
 /** The origin of a URL, or null when it is not one. */
 export function originOf(url: string): string | null {
   try {

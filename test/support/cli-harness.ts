@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { CliDeps } from '../../src/cli/deps.js';
+import type { TestServer } from './test-server.js';
 
 export interface CapturedDeps extends CliDeps {
   out(): string;
@@ -25,6 +26,11 @@ export function captureDeps(options: { env?: NodeJS.ProcessEnv; isTTY?: boolean;
     out: () => out,
     err: () => err,
   };
+}
+
+/** The CLI's environment outside a sandbox, as the server's administrator: the API base (ending in /v1) and the admin token. */
+export function adminCliEnv(svc: TestServer): NodeJS.ProcessEnv {
+  return { SVC_API_URL: `${svc.url}/v1`, SVC_CLI_TOKEN: svc.adminToken };
 }
 
 export const cliBinary = path.resolve(import.meta.dirname, '../../bin/svc.js');
