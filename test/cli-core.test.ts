@@ -122,7 +122,7 @@ describe('svc CLI against a running server', () => {
     expect(error).toBeInstanceOf(CliError);
     const details = (error as CliError).details;
     expect(details).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^\/slug: /), expect.stringMatching(/^\/title: /), expect.stringMatching(/^\/sections\/0\/blocks\/0: required property "value"/)]),
+      expect.arrayContaining([expect.stringMatching(/^\/slug: /), expect.stringMatching(/^\/title: /), expect.stringMatching(/^\/sections\/0\/blocks\/0\/value: required property "value"/)]),
     );
   });
 });
@@ -170,7 +170,7 @@ describe('the svc binary', () => {
 
     const noSlug = await runCli(['dashboard', 'publish', '-'], { env, input: '{"title":"X"}' });
     expect(noSlug.code).toBe(1);
-    expect(noSlug.stderr.split('\n')).toContain('(document): required property "slug" is missing.');
+    expect(noSlug.stderr.split('\n')).toContain('/slug: required property "slug" is missing.');
 
     const missingFile = await runCli(['dashboard', 'publish', '/nonexistent.json'], { env });
     expect(missingFile.code).toBe(1);

@@ -263,7 +263,7 @@ describe('authentication comes before the body', () => {
   it('still validates the body of an authenticated request', async () => {
     const empty = await svc.request('POST', '/v1/projects', { rawBody: '{}', headers: { 'content-type': 'application/json' } });
     expect(empty.status).toBe(400);
-    expect(empty.body).toMatchObject({ code: 'VALIDATION_FAILED', issues: [{ path: '', message: 'required property "name" is missing.' }] });
+    expect(empty.body).toMatchObject({ code: 'VALIDATION_FAILED', issues: [{ path: '/name', message: 'required property "name" is missing.' }] });
     const text = await svc.request('POST', '/api/dashboards', { rawBody: 'slug=x', headers: { 'content-type': 'text/plain' } });
     expect(text.status).toBe(400);
     expect(text.body.code).toBe('BAD_REQUEST');

@@ -484,7 +484,7 @@ describe.each(subjects.map((subject) => [subject.name, subject] as const))('%s c
           subject.isBlock && path === '' && property === 'type'
             ? `required property "type" is missing; it names the block kind, one of: ${BLOCK_KINDS.join(', ')}.`
             : `required property "${property}" is missing.`;
-        expectSingleIssue(document, pointer(objectSegments), message);
+        expectSingleIssue(document, pointer([...objectSegments, property]), message);
       }
 
       const document = withValueAt(subject.document, [...objectSegments, 'colour'], 'red');
@@ -555,7 +555,7 @@ describe('per-kind differences of the common fields', () => {
   it('an html block takes html (required, max 200000) and height (integer 60-2000)', () => {
     const at = ['sections', 0, 'blocks', 0];
     expectValid(withValueAt(() => documentWithBlock('html'), [...at, 'html'], 'x'.repeat(200000)));
-    expectSingleIssue(withValueAt(() => documentWithBlock('html'), [...at, 'html'], REMOVE), '/sections/0/blocks/0', 'required property "html" is missing.');
+    expectSingleIssue(withValueAt(() => documentWithBlock('html'), [...at, 'html'], REMOVE), '/sections/0/blocks/0/html', 'required property "html" is missing.');
     expectSingleIssue(
       withValueAt(() => documentWithBlock('html'), [...at, 'height'], 2001),
       '/sections/0/blocks/0/height',

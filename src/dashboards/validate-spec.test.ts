@@ -47,8 +47,8 @@ describe('a valid spec', () => {
 describe('the top level', () => {
   it('requires slug and title', () => {
     expect(issuesOf({})).toEqual([
-      { path: '', message: 'required property "slug" is missing.' },
-      { path: '', message: 'required property "title" is missing.' },
+      { path: '/slug', message: 'required property "slug" is missing.' },
+      { path: '/title', message: 'required property "title" is missing.' },
     ]);
   });
 
@@ -86,9 +86,9 @@ describe('block kinds', () => {
     expect(issues).toEqual([{ path: '/sections/0/blocks/1/type', message: `"bars" is not a block kind; use one of: ${KIND_LIST}.` }]);
   });
 
-  it('reports a missing type at the block', () => {
+  it("reports a missing type at the block's /type", () => {
     expect(issuesOf(specWithBlocks({ label: 'Builds', value: 3 }))).toEqual([
-      { path: '/sections/0/blocks/0', message: `required property "type" is missing; it names the block kind, one of: ${KIND_LIST}.` },
+      { path: '/sections/0/blocks/0/type', message: `required property "type" is missing; it names the block kind, one of: ${KIND_LIST}.` },
     ]);
   });
 
@@ -100,7 +100,7 @@ describe('block kinds', () => {
 
   it('checks a known kind against that kind only', () => {
     const issues = issuesOf(specWithBlocks({ type: 'stat', label: 'Builds' }));
-    expect(issues).toEqual([{ path: '/sections/0/blocks/0', message: 'required property "value" is missing.' }]);
+    expect(issues).toEqual([{ path: '/sections/0/blocks/0/value', message: 'required property "value" is missing.' }]);
   });
 
   it('reports a block that is not an object', () => {
@@ -118,7 +118,7 @@ describe('messages', () => {
       ),
     );
     expect(issues).toEqual([
-      { path: '/sections/0/blocks/0', message: 'required property "headline" is missing.' },
+      { path: '/sections/0/blocks/0/headline', message: 'required property "headline" is missing.' },
       { path: '/sections/0/blocks/0/tone', message: 'must be one of: neutral, positive, warning, danger, info, accent (got "green").' },
       {
         path: '/sections/0/blocks/1/colour',
@@ -199,7 +199,7 @@ describe('table values (string, number, null or cell object)', () => {
       { path: '/sections/0/blocks/0/rows/0/a/bar', message: 'must be a number from 0 to 1 (got 1.5).' },
     ]);
     expect(issuesOf(tableWithRow({ a: { tone: 'danger' } }))).toEqual([
-      { path: '/sections/0/blocks/0/rows/0/a', message: 'required property "value" is missing.' },
+      { path: '/sections/0/blocks/0/rows/0/a/value', message: 'required property "value" is missing.' },
     ]);
     expect(issuesOf(tableWithRow({ a: { value: [1], href: 'not a url', spark: ['1'] } }))).toEqual([
       { path: '/sections/0/blocks/0/rows/0/a/value', message: 'must be a string, a number or null (got an array).' },
@@ -278,8 +278,8 @@ describe('many violations', () => {
     expect(result.ok ? 0 : result.total).toBe(1000 + 1000 * 100 * 2);
     expect(result.ok ? [] : result.issues.slice(0, 3)).toEqual([
       { path: '/sections/0/gap', message: 'must be one of: none, xs, sm, md, lg, xl (got "huge").' },
-      { path: '/sections/0/blocks/0', message: 'required property "label" is missing.' },
-      { path: '/sections/0/blocks/0', message: 'required property "value" is missing.' },
+      { path: '/sections/0/blocks/0/label', message: 'required property "label" is missing.' },
+      { path: '/sections/0/blocks/0/value', message: 'required property "value" is missing.' },
     ]);
   });
 

@@ -259,7 +259,9 @@ function pathOf(error: AjvError, stranger: boolean): string {
   if (keyword === 'additionalProperties' && !stranger) {
     return `${instancePath}/${escapePointerToken(String(params.additionalProperty))}`;
   }
-  if (keyword === 'discriminator' && params.tagValue !== undefined) return `${instancePath}/${String(params.tag)}`;
+  // A missing property is pointed at where it belongs (contract §2: `/sections/0/blocks/2/value`).
+  if (keyword === 'required' && !stranger) return `${instancePath}/${escapePointerToken(String(params.missingProperty))}`;
+  if (keyword === 'discriminator') return `${instancePath}/${String(params.tag)}`;
   return instancePath;
 }
 

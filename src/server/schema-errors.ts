@@ -69,7 +69,8 @@ export function describeSchemaError(error: SchemaError): Issue {
   const path = error.instancePath;
   switch (error.keyword) {
     case 'required':
-      return { path, message: `required property "${String(params.missingProperty)}" is missing.` };
+      // Pointed at where the property belongs (contract §2: `/sections/0/blocks/2/value`).
+      return { path: `${path}/${escapePointer(String(params.missingProperty))}`, message: `required property "${String(params.missingProperty)}" is missing.` };
     case 'additionalProperties':
       return { path: `${path}/${escapePointer(String(params.additionalProperty))}`, message: `unknown property "${String(params.additionalProperty)}" is not allowed here.` };
     case 'type':
