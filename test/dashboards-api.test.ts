@@ -172,7 +172,7 @@ describe(`dashboard publishing API on ${testDialect}`, () => {
       expect.arrayContaining([
         { path: '/subtitle', message: expect.stringContaining('at most 400') },
         { path: '/tone', message: expect.stringContaining('neutral, positive, warning, danger, info, accent') },
-        { path: '/sections/0/blocks/0', message: expect.stringContaining('"value"') },
+        { path: '/sections/0/blocks/0/value', message: expect.stringContaining('"value"') },
         { path: '/sections/0/blocks/1/type', message: expect.stringContaining('"sparkle" is not a block kind') },
       ]),
     );

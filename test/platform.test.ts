@@ -260,6 +260,68 @@ describe('authentication comes before the body', () => {
     expect((await svc.request('POST', '/v1/projects', { rawBody: '{}', headers: json, token: null })).body.error).toContain('Authorization: Bearer <token>');
   });
 
+  it('answers a token without the right 403 or 404 before looking at the body or query string', async () => {
+    const project = await createProject('Access First');
+    const other = await createProject('Access Elsewhere');
+    const readOnly = await mintToken(project.id, ['project.read']);
+    const otherProject = await mintToken(other.id, CAPABILITIES);
+    const person = await svc.request('POST', '/v1/users', { body: { name: 'access-first-person' } });
+    expect(person.status).toBe(201);
+    const personToken = person.body.token as string;
+    const json = { 'content-type': 'application/json' };
+    const unknownProject = '00000000-0000-4000-8000-000000000000';
+    const cases: Array<[string, string, string, { rawBody?: string; body?: unknown; headers?: Record<string, string> }, number]> = [
+      ['PATCH', `/v1/projects/${project.id}`, readOnly, { body: { colour: 'red' } }, 403],
+      ['PATCH', `/v1/projects/${project.id}`, readOnly, { rawBody: '{"name": ', headers: json }, 403],
+      ['PATCH', `/v1/projects/${unknownProject}`, svc.adminToken, { body: { colour: 'red' } }, 404],
+      ['PUT', `/v1/projects/${project.id}/secrets/GIT_TOKEN`, readOnly, { body: {} }, 403],
+      ['POST', `/v1/projects/${project.id}/tokens`, personToken, { body: { capabilities: ['admin'] } }, 403],
+      ['POST', '/v1/users', personToken, { body: {} }, 403],
+      ['POST', `/v1/projects/${project.id}/change-requests`, readOnly, { body: { title: 5 } }, 403],
+      ['POST', `/v1/projects/${project.id}/change-requests`, readOnly, { rawBody: '{"title":', headers: json }, 403],
+      ['GET', `/v1/projects/${project.id}/change-requests?status=everything`, otherProject, {}, 403],
+      ['PATCH', `/v1/projects/${project.id}/change-requests/1`, readOnly, { body: { title: 5 } }, 403],
+      ['POST', `/v1/projects/${project.id}/change-requests/1/merge`, readOnly, { body: { message: 5 } }, 403],
+      ['POST', `/v1/projects/${project.id}/change-requests/1/request-changes`, readOnly, { body: {} }, 403],
+      ['POST', '/api/dashboards', readOnly, { rawBody: '{"slug":', headers: json }, 403],
+      ['POST', '/api/dashboards/check', readOnly, { body: { title: 5 } }, 403],
+    ];
+    for (const [method, route, token, options, status] of cases) {
+      const response = await svc.request(method, route, { ...options, token });
+      expect(response.status, `${method} ${route}`).toBe(status);
+      expect(response.body.code).toBe(status === 403 ? 'FORBIDDEN' : 'NOT_FOUND');
+      expect(Object.keys(response.body).sort()).toEqual(['code', 'error']);
+    }
+    const cross = await svc.request('GET', `/v1/projects/${project.id}/change-requests`, { token: otherProject });
+    expect(cross.body.error).toBe('This project token belongs to another project, so it cannot read change requests here; use a token of this project.');
+  });
+
+  it('takes a request without a body, or with an empty one, as {} where every field is optional', async () => {
+    const project = await createProject('Bodiless');
+    const json = { 'content-type': 'application/json' };
+    const renamed = await svc.request('PATCH', `/v1/projects/${project.id}`, { rawBody: '', headers: json });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.project.name).toBe('Bodiless');
+
+    const needsBody = await svc.request('POST', '/v1/projects', { rawBody: '', headers: json });
+    expect(needsBody.status).toBe(400);
+    expect(needsBody.body).toEqual({ code: 'BAD_REQUEST', error: 'The request body is empty; send a JSON document.' });
+    const noBody = await svc.request('POST', '/v1/projects');
+    expect(noBody.status).toBe(400);
+    expect(noBody.body).toEqual({
+      code: 'BAD_REQUEST',
+      error: 'This route needs a JSON body and the request has none; send a JSON document with Content-Type: application/json.',
+    });
+
+    const openapi = await svc.request('GET', '/openapi.json', { token: null });
+    expect(openapi.body.paths['/v1/projects'].post.requestBody.required).toBe(true);
+    expect(openapi.body.paths['/v1/projects/{id}'].patch.requestBody.required).toBe(false);
+    expect(openapi.body.paths['/v1/projects/{id}/change-requests/{crId}/merge'].post.requestBody.required).toBe(false);
+
+    expect((await svc.request('DELETE', `/v1/projects/${project.id}`, { rawBody: '', headers: json })).status).toBe(204);
+    expect((await svc.request('GET', `/v1/projects/${project.id}`)).status).toBe(404);
+  });
+
   it('still validates the body of an authenticated request', async () => {
     const empty = await svc.request('POST', '/v1/projects', { rawBody: '{}', headers: { 'content-type': 'application/json' } });
     expect(empty.status).toBe(400);

@@ -44,10 +44,32 @@ export function requireCapability(ctx: ActorContext, capability: Capability, act
 }
 
 /**
+ * Projects already loaded and checked for a request, by id and capability: a route checks access
+ * before its body is validated (see server/access-check.ts), and the operation it then runs checks
+ * again without asking the database twice.
+ */
+const checkedProjects = new WeakMap<ActorContext, Map<string, Promise<ProjectRow>>>();
+
+/**
  * Loads a project the actor may see and checks one capability on it. Unknown ids and projects of
  * another account are 404; a visible project the token may not act on is 403.
  */
-export async function loadProjectFor(ctx: ActorContext, projectId: string, capability: Capability, action: string): Promise<ProjectRow> {
+export function loadProjectFor(ctx: ActorContext, projectId: string, capability: Capability, action: string): Promise<ProjectRow> {
+  let checked = checkedProjects.get(ctx);
+  if (!checked) {
+    checked = new Map();
+    checkedProjects.set(ctx, checked);
+  }
+  const key = `${capability} ${projectId}`;
+  let project = checked.get(key);
+  if (!project) {
+    project = loadAndCheckProject(ctx, projectId, capability, action);
+    checked.set(key, project);
+  }
+  return project;
+}
+
+async function loadAndCheckProject(ctx: ActorContext, projectId: string, capability: Capability, action: string): Promise<ProjectRow> {
   rejectSandboxToken(ctx);
   if (!isUuid(projectId)) {
     throw new AppError('BAD_REQUEST', `The project id ${JSON.stringify(projectId)} is not a UUID; use the id that svc project ls prints.`);
@@ -67,7 +89,7 @@ export async function assertProjectAccess(ctx: ActorContext, project: ProjectRow
   const { actor } = ctx;
   if (actor.kind === 'project') {
     if (actor.projectId !== project.id) {
-      throw new AppError('FORBIDDEN', `This project token belongs to another project and cannot ${action} in project ${project.slug}.`);
+      throw new AppError('FORBIDDEN', `This project token belongs to another project, so it cannot ${action} here; use a token of this project.`);
     }
     requireCapability(ctx, capability, action);
     return;

@@ -34,8 +34,13 @@ export function slugify(name: string): string {
   return slug || 'project';
 }
 
-export async function createProject(ctx: ActorContext, input: CreateProjectInput): Promise<ProjectRow> {
+/** Projects are created by people (user tokens), not by projects. */
+export function requireProjectCreator(ctx: ActorContext): void {
   requireUserToken(ctx, 'create projects');
+}
+
+export async function createProject(ctx: ActorContext, input: CreateProjectInput): Promise<ProjectRow> {
+  requireProjectCreator(ctx);
   const now = nowIso();
   const project: ProjectRow = {
     id: newId(),
@@ -111,8 +116,12 @@ export async function getProject(ctx: ActorContext, projectId: string): Promise<
   return loadProjectFor(ctx, projectId, 'project.read', 'read this project');
 }
 
+export function loadProjectToChange(ctx: ActorContext, projectId: string): Promise<ProjectRow> {
+  return loadProjectFor(ctx, projectId, 'project.write', 'change this project');
+}
+
 export async function updateProject(ctx: ActorContext, projectId: string, input: UpdateProjectInput): Promise<ProjectRow> {
-  const project = await loadProjectFor(ctx, projectId, 'project.write', 'change this project');
+  const project = await loadProjectToChange(ctx, projectId);
   const changes: Partial<ProjectRow> = {};
   if (input.name !== undefined) changes.name = input.name.trim();
   if (input.default_branch !== undefined) changes.default_branch = input.default_branch;

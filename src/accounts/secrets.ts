@@ -1,7 +1,7 @@
 import type { ActorContext } from '../context.js';
 import { nowIso } from '../db/values.js';
 import { AppError, notFound } from '../errors.js';
-import { loadProjectFor } from './access.js';
+import { loadProjectFor, type ProjectRow } from './access.js';
 
 export const SECRET_NAME_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
 
@@ -24,8 +24,12 @@ function checkName(name: string): void {
 }
 
 /** Creates or replaces a secret; returns true when it was created. */
+export function loadProjectToSetSecrets(ctx: ActorContext, projectId: string): Promise<ProjectRow> {
+  return loadProjectFor(ctx, projectId, 'project.write', 'set project secrets');
+}
+
 export async function putSecret(ctx: ActorContext, projectId: string, name: string, value: string): Promise<boolean> {
-  const project = await loadProjectFor(ctx, projectId, 'project.write', 'set project secrets');
+  const project = await loadProjectToSetSecrets(ctx, projectId);
   checkName(name);
   const now = nowIso();
   const updated = await ctx.db

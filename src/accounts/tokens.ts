@@ -2,7 +2,7 @@ import type { ActorContext } from '../context.js';
 import { readJson } from '../db/values.js';
 import { AppError, notFound } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
-import { loadProjectFor, requireUserToken } from './access.js';
+import { loadProjectFor, requireUserToken, type ProjectRow } from './access.js';
 import { forgetCachedPrincipals } from './principal.js';
 import type { Capability } from './capabilities.js';
 import { generateToken, hashToken } from './token-secrets.js';
@@ -23,14 +23,19 @@ export interface TokenSummary {
   expires_at: string | null;
 }
 
+/** A project's tokens are managed by people (user tokens) who may change the project. */
+export async function loadProjectForTokens(ctx: ActorContext, projectId: string, action: string): Promise<ProjectRow> {
+  requireUserToken(ctx, action);
+  return loadProjectFor(ctx, projectId, 'project.write', action);
+}
+
 /** Mints a project token; the secret is returned here once and only its hash is kept. */
 export async function createProjectToken(
   ctx: ActorContext,
   projectId: string,
   input: CreateProjectTokenInput,
 ): Promise<{ token: string; summary: TokenSummary }> {
-  requireUserToken(ctx, 'mint project tokens');
-  const project = await loadProjectFor(ctx, projectId, 'project.write', 'mint project tokens');
+  const project = await loadProjectForTokens(ctx, projectId, 'mint project tokens');
   const token = generateToken('project');
   const now = new Date();
   const capabilities = [...new Set(input.capabilities)];
@@ -62,8 +67,7 @@ export async function createProjectToken(
 }
 
 export async function listProjectTokens(ctx: ActorContext, projectId: string): Promise<TokenSummary[]> {
-  requireUserToken(ctx, 'list project tokens');
-  const project = await loadProjectFor(ctx, projectId, 'project.write', 'list project tokens');
+  const project = await loadProjectForTokens(ctx, projectId, 'list project tokens');
   const rows = await ctx.db
     .selectFrom('tokens')
     .select(['id', 'name', 'kind', 'project_id', 'capabilities', 'created_at', 'expires_at'])
@@ -75,8 +79,7 @@ export async function listProjectTokens(ctx: ActorContext, projectId: string): P
 }
 
 export async function revokeProjectToken(ctx: ActorContext, projectId: string, tokenId: string): Promise<void> {
-  requireUserToken(ctx, 'revoke project tokens');
-  const project = await loadProjectFor(ctx, projectId, 'project.write', 'revoke project tokens');
+  const project = await loadProjectForTokens(ctx, projectId, 'revoke project tokens');
   if (!isUuid(tokenId)) throw new AppError('BAD_REQUEST', `The token id ${JSON.stringify(tokenId)} is not a UUID.`);
   const result = await ctx.db.deleteFrom('tokens').where('id', '=', tokenId).where('project_id', '=', project.id).where('kind', '=', 'project').executeTakeFirst();
   if (Number(result.numDeletedRows) === 0) throw notFound('token', tokenId);

@@ -22,8 +22,12 @@ export interface UserSummary {
 }
 
 /** Adds a person to the account with a first user token (shown once). Administrators only. */
-export async function createUser(ctx: ActorContext, input: CreateUserInput): Promise<{ user: UserSummary; token: string }> {
+export function requireUserCreator(ctx: ActorContext): void {
   requireAdmin(ctx, 'create users');
+}
+
+export async function createUser(ctx: ActorContext, input: CreateUserInput): Promise<{ user: UserSummary; token: string }> {
+  requireUserCreator(ctx);
   const now = nowIso();
   const user: UserSummary = { id: newId(), name: input.name, admin: input.admin ?? false, created_at: now };
   const token = generateToken('user');

@@ -2,8 +2,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../context.js';
+import { checkAccessFirst, rawParams } from '../server/access-check.js';
 import { authenticate } from '../server/authenticate.js';
 import { errorResponses } from '../server/http-schemas.js';
+import { loadProjectForChangeRequests, type ChangeRequestAction } from './change-request-access.js';
 import { closeChangeRequest } from './close-change-request.js';
 import { createChangeRequest } from './create-change-request.js';
 import { diffChangeRequest } from './diff-change-request.js';
@@ -40,6 +42,9 @@ function wantsPatchText(request: FastifyRequest): boolean {
 
 export function changeRequestRoutes(app: FastifyInstance, services: Services): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  /** For routes with a body or a query string: 403 or 404 before either is looked at. */
+  const mayDo = (action: ChangeRequestAction) =>
+    checkAccessFirst(services, (ctx, request) => loadProjectForChangeRequests(ctx, rawParams(request).id ?? '', action));
 
   api.get(
     PREFIX,
@@ -51,6 +56,7 @@ export function changeRequestRoutes(app: FastifyInstance, services: Services): v
         querystring: ListQuery,
         response: { 200: Type.Object({ change_requests: Type.Array(ChangeRequest) }), ...errorResponses(400, 401, 403, 404) },
       },
+      preParsing: mayDo('read'),
     },
     async (request) => {
       const ctx = await authenticate(services, request);
@@ -67,8 +73,9 @@ export function changeRequestRoutes(app: FastifyInstance, services: Services): v
         summary: 'Open a change request to merge head_ref into base_ref (default: the project default branch)',
         params: ProjectParams,
         body: CreateBody,
-        response: { 201: ChangeRequestEnvelope, ...errorResponses(400, 401, 403, 404, 409, 422, 502) },
+        response: { 201: ChangeRequestEnvelope, ...errorResponses(400, 401, 403, 404, 409, 413, 422, 502) },
       },
+      preParsing: mayDo('open'),
     },
     async (request, reply) => {
       const ctx = await authenticate(services, request);
@@ -91,7 +98,8 @@ export function changeRequestRoutes(app: FastifyInstance, services: Services): v
   api.patch(
     `${PREFIX}/:crId`,
     {
-      schema: { tags, summary: 'Edit the title and/or description', params: ChangeRequestParams, body: UpdateBody, response: { 200: ChangeRequestEnvelope, ...errorResponses(400, 401, 403, 404) } },
+      schema: { tags, summary: 'Edit the title and/or description', params: ChangeRequestParams, body: UpdateBody, response: { 200: ChangeRequestEnvelope, ...errorResponses(400, 401, 403, 404, 413) } },
+      preParsing: mayDo('edit'),
     },
     async (request) => {
       const ctx = await authenticate(services, request);
@@ -140,12 +148,10 @@ export function changeRequestRoutes(app: FastifyInstance, services: Services): v
         summary: 'Merge: manifest gate, then fast-forward or a three-way merge commit, landed by compare-and-swap',
         params: ChangeRequestParams,
         body: MergeBody,
-        response: { 200: MergeResult, ...errorResponses(400, 401, 403, 404, 409, 422, 502) },
+        response: { 200: MergeResult, ...errorResponses(400, 401, 403, 404, 409, 413, 422, 502) },
       },
-      // The body is optional (spec 2: `message` optional): a bodiless POST is the same as `{}`.
-      preValidation: async (request) => {
-        request.body ??= {};
-      },
+      // The body is optional (spec 2: `message` optional): a bodiless POST is the same as `{}` (json-body.ts).
+      preParsing: mayDo('merge'),
     },
     async (request) => {
       const ctx = await authenticate(services, request);
@@ -184,8 +190,9 @@ export function changeRequestRoutes(app: FastifyInstance, services: Services): v
         summary: "Append feedback to metadata.requested_changes and queue it for the originating session's agent",
         params: ChangeRequestParams,
         body: RequestChangesBody,
-        response: { 200: ChangeRequestEnvelope, ...errorResponses(400, 401, 403, 404, 409) },
+        response: { 200: ChangeRequestEnvelope, ...errorResponses(400, 401, 403, 404, 409, 413) },
       },
+      preParsing: mayDo('request-changes'),
     },
     async (request) => {
       const ctx = await authenticate(services, request);

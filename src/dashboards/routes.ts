@@ -3,6 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../context.js';
 import { AppError } from '../errors.js';
+import { checkAccessFirst } from '../server/access-check.js';
+import { requirePublish } from './access.js';
 import { authenticate } from '../server/authenticate.js';
 import { errorResponses } from '../server/http-schemas.js';
 import { checkDashboard, type DashboardDrawer } from './check-dashboard.js';
@@ -105,6 +107,7 @@ export function dashboardRoutes(app: FastifyInstance, services: Services, drawer
         body: dashboardSpecSchema,
         response: { 200: PublishResult, 201: PublishResult, ...errorResponses(400, 401, 403, 409, 412, 413, 422) },
       },
+      preParsing: checkAccessFirst(services, (ctx) => requirePublish(ctx, 'publish dashboards')),
     },
     async (request, reply) => {
       const ctx = await authenticate(services, request);
@@ -126,6 +129,7 @@ export function dashboardRoutes(app: FastifyInstance, services: Services, drawer
         body: dashboardSpecSchema,
         response: { 200: CheckResultObject, ...errorResponses(400, 401, 403, 413, 422, 503) },
       },
+      preParsing: checkAccessFirst(services, (ctx) => requirePublish(ctx, 'check dashboards')),
     },
     async (request) => {
       const ctx = await authenticate(services, request);

@@ -13,6 +13,7 @@ import { gitHttpRoutes } from '../git/http-routes.js';
 import { authenticateRequests } from './authenticate.js';
 import { answerClientError } from './client-error.js';
 import { registerErrorHandling, toAppError } from './error-handler.js';
+import { markOptionalBodies } from './http-schemas.js';
 import { registerJsonBodyParser } from './json-body.js';
 import { schemaValidatorCompiler } from './validator.js';
 
@@ -66,6 +67,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
       },
       security: [{ bearer: [] }],
     },
+    transformObject: (documents) => markOptionalBodies('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject),
   });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));

@@ -11,13 +11,23 @@ function isValidationFailure(error: object): error is ValidationFailure {
   return Array.isArray((error as Partial<ValidationFailure>).validation);
 }
 
+/** What the failed request was, as far as its error's wording depends on it. */
+interface FailedRequest {
+  bodyLimit?: number | undefined;
+  /** The request came without a body (no bytes and no Content-Type). */
+  bodyMissing?: boolean;
+}
+
 /** Turns anything thrown in a route into the contract's error body; nothing leaks as a bare 500. */
-export function toAppError(error: unknown, bodyLimit?: number): AppError {
+export function toAppError(error: unknown, { bodyLimit, bodyMissing = false }: FailedRequest = {}): AppError {
   if (error instanceof AppError) return error;
   const fastifyError = error as FastifyError;
   if (fastifyError && typeof fastifyError === 'object' && 'code' in fastifyError) {
     if (isValidationFailure(fastifyError)) {
       const part = fastifyError.validationContext ?? 'body';
+      if (part === 'body' && bodyMissing) {
+        return new AppError('BAD_REQUEST', 'This route needs a JSON body and the request has none; send a JSON document with Content-Type: application/json.');
+      }
       const issues: Issue[] = describeSchemaErrors(fastifyError.validation);
       if (part === 'params') {
         return new AppError('BAD_REQUEST', `A path parameter is invalid: ${issues.map((i) => `${i.path.slice(1) || 'parameter'} ${i.message}`).join('; ')}`);
@@ -62,7 +72,7 @@ export function formatBytes(bytes: number): string {
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
-    const appError = toAppError(error, request.routeOptions.bodyLimit);
+    const appError = toAppError(error, { bodyLimit: request.routeOptions.bodyLimit, bodyMissing: request.body === undefined });
     if (appError.code === 'INTERNAL') request.log.error({ err: error }, 'unhandled error');
     void reply.code(appError.status).type('application/json; charset=utf-8').send(appError.toBody());
   });

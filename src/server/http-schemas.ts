@@ -24,3 +24,22 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
 
 export const Uuid = Type.String({ format: 'uuid' });
 export const Timestamp = Type.String({ format: 'date-time' });
+
+interface OpenApiOperation {
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: unknown[] } }> };
+}
+
+/**
+ * @fastify/swagger marks every request body required; a body whose properties are all optional may
+ * be left out (see json-body.ts), and the description says so.
+ */
+export function markOptionalBodies<T extends { paths?: object }>(openapi: T): T {
+  for (const operations of Object.values(openapi.paths ?? {}) as Array<Record<string, OpenApiOperation> | undefined>) {
+    for (const operation of Object.values(operations ?? {})) {
+      const body = operation?.requestBody;
+      const schemas = Object.values(body?.content ?? {});
+      if (body && schemas.length > 0 && schemas.every(({ schema }) => !Array.isArray(schema?.required) || schema.required.length === 0)) body.required = false;
+    }
+  }
+  return openapi;
+}

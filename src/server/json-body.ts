@@ -1,6 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, MAX_ISSUES, validationFailed } from '../errors.js';
-import { nulCharacterIssues, parseJsonBytes } from '../json-document.js';
+import { nulCharacterIssues, parseJsonBytes, withoutByteOrderMark } from '../json-document.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -15,8 +15,21 @@ declare module 'fastify' {
 /** The charset parameter of a Content-Type, quoted or not (RFC 9110 §8.3.1). */
 const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
 
+/**
+ * Whether a route can go without a body: it has no body schema, or one whose properties are all
+ * optional (merge's `message`, a PATCH). Then no body means `{}`, whatever the Content-Type says,
+ * since many HTTP clients send `Content-Type: application/json` on every request.
+ */
+export function bodyIsOptional(request: FastifyRequest): boolean {
+  const schema = request.routeOptions.schema?.body as { required?: unknown[] } | undefined;
+  return !schema || !Array.isArray(schema.required) || schema.required.length === 0;
+}
+
 /** JSON bodies are read as bytes and parsed by parseJsonBytes (UTF-8 and prototype-poisoning checks). */
 export function registerJsonBodyParser(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.routeOptions.schema?.body && bodyIsOptional(request)) request.body = {};
+  });
   // Only JSON is accepted by default; routes that take other bodies (git, forms) register their own parsers.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(/^application\/([\w.+-]+\+)?json(?:\s*;|$)/i, { parseAs: 'buffer' }, (request, body, done) => {
@@ -31,6 +44,10 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       return;
     }
     const bytes = body as Buffer;
+    if (withoutByteOrderMark(bytes).length === 0 && bodyIsOptional(request)) {
+      done(null, undefined);
+      return;
+    }
     if (request.routeOptions.config.jsonBodyAsBytes) {
       done(null, bytes);
       return;

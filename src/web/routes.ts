@@ -23,7 +23,7 @@ export async function webRoutes(scope: FastifyInstance, services: Services, rend
   await scope.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
 
   scope.setErrorHandler((error, request, reply) => {
-    const appError = toAppError(error, request.routeOptions.bodyLimit);
+    const appError = toAppError(error, { bodyLimit: request.routeOptions.bodyLimit });
     if (appError.code === 'INTERNAL') request.log.error({ err: error }, 'unhandled error on a web page');
     const path = request.url.split('#')[0] ?? '/';
     return sendPage(reply, appError.status, renderErrorPage(appError, path));

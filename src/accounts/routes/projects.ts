@@ -2,10 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../../context.js';
+import { checkAccessFirst, rawParams } from '../../server/access-check.js';
 import { authenticate } from '../../server/authenticate.js';
 import { errorResponses } from '../../server/http-schemas.js';
 import { presentProject } from '../presenters.js';
-import { createProject, deleteProject, getProject, listProjects, updateProject } from '../projects.js';
+import { createProject, deleteProject, getProject, listProjects, loadProjectToChange, requireProjectCreator, updateProject } from '../projects.js';
 import { BranchName, Project, ProjectParams, RepoUrl } from './schemas.js';
 
 const tags = ['projects'];
@@ -30,6 +31,7 @@ export function projectRoutes(app: FastifyInstance, services: Services): void {
         ),
         response: { 201: Type.Object({ project: Project }), ...errorResponses(400, 401, 403, 409) },
       },
+      preParsing: checkAccessFirst(services, requireProjectCreator),
     },
     async (request, reply) => {
       const ctx = await authenticate(services, request);
@@ -67,6 +69,7 @@ export function projectRoutes(app: FastifyInstance, services: Services): void {
         body: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), default_branch: Type.Optional(BranchName) }, { additionalProperties: false }),
         response: { 200: Type.Object({ project: Project }), ...errorResponses(400, 401, 403, 404) },
       },
+      preParsing: checkAccessFirst(services, (ctx, request) => loadProjectToChange(ctx, rawParams(request).id ?? '')),
     },
     async (request) => {
       const ctx = await authenticate(services, request);

@@ -2,9 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../../context.js';
+import { checkAccessFirst, rawParams } from '../../server/access-check.js';
 import { authenticate } from '../../server/authenticate.js';
 import { errorResponses } from '../../server/http-schemas.js';
-import { deleteSecret, listSecrets, putSecret } from '../secrets.js';
+import { deleteSecret, listSecrets, loadProjectToSetSecrets, putSecret } from '../secrets.js';
 import { ProjectParams } from './schemas.js';
 
 const tags = ['secrets'];
@@ -24,6 +25,7 @@ export function secretRoutes(app: FastifyInstance, services: Services): void {
         body: Type.Object({ value: Type.String({ maxLength: 65536 }) }, { additionalProperties: false }),
         response: { 200: Type.Object({ secret: SecretSummary, created: Type.Boolean() }), 201: Type.Object({ secret: SecretSummary, created: Type.Boolean() }), ...errorResponses(400, 401, 403, 404) },
       },
+      preParsing: checkAccessFirst(services, (ctx, request) => loadProjectToSetSecrets(ctx, rawParams(request).id ?? '')),
     },
     async (request, reply) => {
       const ctx = await authenticate(services, request);

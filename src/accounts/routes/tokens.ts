@@ -2,9 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../../context.js';
+import { checkAccessFirst, rawParams } from '../../server/access-check.js';
 import { authenticate } from '../../server/authenticate.js';
 import { errorResponses } from '../../server/http-schemas.js';
-import { createProjectToken, listProjectTokens, revokeProjectToken } from '../tokens.js';
+import { createProjectToken, listProjectTokens, loadProjectForTokens, revokeProjectToken } from '../tokens.js';
 import { CapabilityName, ProjectParams } from './schemas.js';
 
 const tags = ['tokens'];
@@ -38,6 +39,7 @@ export function tokenRoutes(app: FastifyInstance, services: Services): void {
         ),
         response: { 201: Type.Intersect([Type.Object({ token: Type.String() }), TokenSummary]), ...errorResponses(400, 401, 403, 404) },
       },
+      preParsing: checkAccessFirst(services, (ctx, request) => loadProjectForTokens(ctx, rawParams(request).id ?? '', 'mint project tokens')),
     },
     async (request, reply) => {
       const ctx = await authenticate(services, request);

@@ -2,9 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../../context.js';
+import { checkAccessFirst } from '../../server/access-check.js';
 import { authenticate } from '../../server/authenticate.js';
 import { errorResponses } from '../../server/http-schemas.js';
-import { addProjectMember, createUser, listUsers, removeProjectMember } from '../users.js';
+import { addProjectMember, createUser, listUsers, removeProjectMember, requireUserCreator } from '../users.js';
 
 const tags = ['users'];
 const User = Type.Object({ id: Type.String(), name: Type.String(), admin: Type.Boolean(), created_at: Type.String() });
@@ -29,6 +30,7 @@ export function userRoutes(app: FastifyInstance, services: Services): void {
         ),
         response: { 201: Type.Object({ user: User, token: Type.String() }), ...errorResponses(400, 401, 403, 409) },
       },
+      preParsing: checkAccessFirst(services, requireUserCreator),
     },
     async (request, reply) => {
       const ctx = await authenticate(services, request);
