@@ -230,6 +230,34 @@ describe('svc cr for a person, with svc link', () => {
     expect((merge as ApiError).details).toEqual(['conflict: shared.txt']);
   });
 
+  it('shows the CR with why there is no merge preview when its branch was deleted, as the merge would answer', async () => {
+    const { project, clone } = await projectWithClone(svc);
+    await pushBranch(clone, 'short-lived', { 'a.txt': 'a\n' });
+    const flags = { project: project.slug };
+    await runCrOpen({ ...flags, title: 'Short lived', head: 'short-lived' }, captureDeps({ env: userEnv(), cwd: elsewhere }));
+    await clone.gitAsync(['push', '--quiet', 'origin', ':refs/heads/short-lived']);
+    const why = 'The branch short-lived of change request #1 does not exist; push it again (git push origin HEAD).';
+
+    const preview = await svc.request('GET', `/v1/projects/${project.id}/change-requests/1/merge-preview`);
+    expect(preview.status).toBe(409);
+    expect(preview.body).toEqual({ code: 'CONFLICT', error: why });
+
+    const terminal = captureDeps({ env: userEnv(), cwd: elsewhere, isTTY: true });
+    await runCrShow('1', flags, terminal);
+    expect(terminal.out()).toContain('#1 Short lived');
+    expect(terminal.out()).toContain(`✗ No merge preview: ${why} (CONFLICT)`);
+    expect(terminal.out()).not.toContain('Can merge');
+
+    const piped = captureDeps({ env: userEnv(), cwd: elsewhere });
+    await runCrShow('1', flags, piped);
+    expect(piped.out()).toContain('status\topen\n');
+    expect(piped.out()).toContain(`merge_preview_error\t${why} (CONFLICT)\n`);
+
+    const json = captureDeps({ env: userEnv(), cwd: elsewhere });
+    await runCrShow('1', { ...flags, json: true }, json);
+    expect(JSON.parse(json.out())).toMatchObject({ change_request: { number: 1, status: 'open' }, merge_preview: null, merge_preview_error: { error: why, code: 'CONFLICT' } });
+  });
+
   it('prints the diff coloured only on a terminal without --no-color, then merges and closes', async () => {
     const { project, clone } = await projectWithClone(svc, { 'app.txt': 'one\n' });
     await pushBranch(clone, 'edit', { 'app.txt': 'two\n' });

@@ -14,15 +14,20 @@ export interface ComparedCommits {
  */
 export function diffedCommits(row: ChangeRequestRow, tips: ReadonlyMap<string, string> | null): ComparedCommits {
   if (row.status === 'merged') return required(row, { baseSha: row.base_commit_sha, headSha: row.head_commit_sha });
-  return liveCommits(row, tips);
-}
-
-/** The live tips of both branches (a preview is always about merging now), else the stored SHAs. */
-export function liveCommits(row: ChangeRequestRow, tips: ReadonlyMap<string, string> | null): ComparedCommits {
   return required(row, {
     baseSha: tips?.get(row.base_ref) ?? row.base_commit_sha,
     headSha: tips?.get(row.head_ref) ?? row.head_commit_sha,
   });
+}
+
+/**
+ * The commits merging now would join: the live tips of both branches. A branch missing from a
+ * repository that could be read is 409, as the merge itself would answer; the stored SHAs stand in
+ * only when the repository could not be read at all (refresh rule 2).
+ */
+export function commitsToMergeNow(row: ChangeRequestRow, tips: ReadonlyMap<string, string> | null): ComparedCommits {
+  if (tips === null) return required(row, { baseSha: row.base_commit_sha, headSha: row.head_commit_sha });
+  return required(row, { baseSha: tips.get(row.base_ref) ?? null, headSha: tips.get(row.head_ref) ?? null });
 }
 
 function required(row: ChangeRequestRow, commits: { baseSha: string | null; headSha: string | null }): ComparedCommits {

@@ -3,7 +3,7 @@ import { previewMerge } from '../git/merge.js';
 import type { MergePreview } from '../git/index.js';
 import { UpstreamUnavailableError } from '../git/project-repository.js';
 import { loadProjectForChangeRequests } from './change-request-access.js';
-import { explainMissingCommits, liveCommits } from './compared-commits.js';
+import { commitsToMergeNow, explainMissingCommits } from './compared-commits.js';
 import { findChangeRequest } from './find-change-request.js';
 import { refreshChangeRequest, type ChangeRequestLocator } from './get-change-request.js';
 
@@ -18,7 +18,7 @@ export async function previewChangeRequestMerge(ctx: ActorContext, input: Change
   const { row, repo, tips } = await refreshChangeRequest(ctx, project, found);
   if (repo === null) throw new UpstreamUnavailableError(`The repository of project ${project.slug} cannot be opened, so #${row.number} cannot be previewed; try again later.`);
   try {
-    return await previewMerge(repo.path, liveCommits(row, tips));
+    return await previewMerge(repo.path, commitsToMergeNow(row, tips));
   } catch (error) {
     return explainMissingCommits(row, error);
   }

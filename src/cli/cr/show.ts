@@ -1,3 +1,4 @@
+import { ApiError, type ApiClient } from '../api-client.js';
 import type { CliDeps } from '../deps.js';
 import { bold, colour, printJson, timeCell } from '../output.js';
 import { crPath, pluralise, projectClient, shortSha, withHints, type ChangeRequest, type MergePreview } from './change-request-api.js';
@@ -10,20 +11,39 @@ export interface CrShowOptions {
 
 /**
  * `svc cr show <cr>`: the CR's metadata and, for an open CR, its merge preview (spec 2), so an agent can
- * confirm a clean merge after resolving conflicts. `--json` prints `{change_request, merge_preview}`.
+ * confirm a clean merge after resolving conflicts. `--json` prints `{change_request, merge_preview}`, and
+ * `merge_preview_error` (`{error, code}`) when the server could not preview the merge.
  */
 export async function runCrShow(cr: string, options: CrShowOptions, deps: CliDeps): Promise<void> {
   const { client, base } = await projectClient(options, deps);
   const { body } = await withHints(() => client.request<{ change_request: ChangeRequest }>('GET', crPath(base, cr)));
   const changeRequest = body.change_request;
-  const preview =
-    changeRequest.status === 'open' ? (await client.request<MergePreview>('GET', crPath(base, String(changeRequest.number), 'merge-preview'))).body : null;
-  if (options.json) return printJson(deps, { change_request: changeRequest, merge_preview: preview });
+  const preview = changeRequest.status === 'open' ? await fetchPreview(client, crPath(base, String(changeRequest.number), 'merge-preview')) : null;
+  if (options.json) {
+    return printJson(deps, {
+      change_request: changeRequest,
+      merge_preview: preview?.ok ? preview.value : null,
+      ...(preview && !preview.ok ? { merge_preview_error: preview.error } : {}),
+    });
+  }
   if (deps.isTTY) printForTerminal(deps, changeRequest, preview);
   else printForPipe(deps, changeRequest, preview);
 }
 
-function printForTerminal(deps: CliDeps, cr: ChangeRequest, preview: MergePreview | null): void {
+/** A preview, or why the server could not make one (a branch deleted, the upstream unreachable). */
+type PreviewOutcome = { ok: true; value: MergePreview } | { ok: false; error: { error: string; code: string } };
+
+/** The CR is shown even when its preview fails: the metadata is what was asked for, the preview says why it is missing. */
+async function fetchPreview(client: ApiClient, path: string): Promise<PreviewOutcome> {
+  try {
+    return { ok: true, value: (await client.request<MergePreview>('GET', path)).body };
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return { ok: false, error: { error: error.body.error ?? `the server answered ${error.status}`, code: error.body.code ?? 'UNKNOWN' } };
+  }
+}
+
+function printForTerminal(deps: CliDeps, cr: ChangeRequest, preview: PreviewOutcome | null): void {
   const out = (line = '') => deps.stdout.write(`${line}\n`);
   out(`${bold(deps, `#${cr.number} ${cr.title}`)}  ${statusLabel(deps, cr.status)}`);
   out(`${cr.head_ref} → ${cr.base_ref}  ${colour(deps, 'dim', `(head ${shortSha(cr.head_commit_sha)}, base ${shortSha(cr.base_commit_sha)})`)}`);
@@ -34,10 +54,13 @@ function printForTerminal(deps: CliDeps, cr: ChangeRequest, preview: MergePrevie
     out();
     for (const line of cr.description.split('\n')) out(`  ${line}`);
   }
-  if (preview) {
+  if (preview?.ok) {
     out();
-    out(describePreview(deps, cr, preview));
-    for (const path of preview.conflicts) out(`  ${colour(deps, 'red', path)}`);
+    out(describePreview(deps, cr, preview.value));
+    for (const path of preview.value.conflicts) out(`  ${colour(deps, 'red', path)}`);
+  } else if (preview) {
+    out();
+    out(colour(deps, 'red', `✗ No merge preview: ${preview.error.error} (${preview.error.code})`));
   }
   const requested = cr.metadata.requested_changes ?? [];
   if (requested.length > 0) {
@@ -60,7 +83,7 @@ function describePreview(deps: CliDeps, cr: ChangeRequest, preview: MergePreview
 }
 
 /** `key<TAB>value` lines: stable for scripts. */
-function printForPipe(deps: CliDeps, cr: ChangeRequest, preview: MergePreview | null): void {
+function printForPipe(deps: CliDeps, cr: ChangeRequest, preview: PreviewOutcome | null): void {
   const rows: Array<[string, string | number | boolean | null]> = [
     ['number', cr.number],
     ['cr_id', cr.cr_id],
@@ -78,9 +101,12 @@ function printForPipe(deps: CliDeps, cr: ChangeRequest, preview: MergePreview | 
     ['merged_at', cr.merged_at],
     ['closed_at', cr.closed_at],
   ];
-  if (preview) {
-    rows.push(['can_merge', preview.can_merge], ['can_fast_forward', preview.can_fast_forward], ['is_up_to_date', preview.is_up_to_date]);
-    rows.push(['merge_base', preview.merge_base], ['conflicts', preview.conflicts.join(' ')]);
+  if (preview?.ok) {
+    const { value } = preview;
+    rows.push(['can_merge', value.can_merge], ['can_fast_forward', value.can_fast_forward], ['is_up_to_date', value.is_up_to_date]);
+    rows.push(['merge_base', value.merge_base], ['conflicts', value.conflicts.join(' ')]);
+  } else if (preview) {
+    rows.push(['merge_preview_error', `${preview.error.error} (${preview.error.code})`]);
   }
   for (const [key, value] of rows) {
     if (value !== null) deps.stdout.write(`${key}\t${String(value).replace(/[\t\r\n]+/g, ' ')}\n`);
