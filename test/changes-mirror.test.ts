@@ -3,6 +3,8 @@
  * server, reached over smart HTTP with the GIT_TOKEN project secret. svc keeps a mirror, computes on it
  * and lands merges with non-force pushes to the upstream.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bareGit, Clone, createProject, hostedRepoPath, removeTempDirs, withToken, type TestProject } from './support/change-request-fixtures.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
@@ -101,6 +103,26 @@ describe(`CRs on a mirrored repository on ${testDialect}`, () => {
     expect(main).toBe(merged.body.merge_commit_sha);
     bareGit(upstreamRepo, ['merge-base', '--is-ancestor', direct, main]);
     expect(merged.body.change_request.base_commit_sha).toBe(direct);
+  });
+
+  it('records the merge when the upstream took the push but the connection broke before it answered', async () => {
+    const { project, clone, upstreamRepo } = await mirroredProject(upstream);
+    const upstreamMain = clone.commit({ 'upstream-only.txt': 'u\n' }, 'upstream moves on');
+    await clone.push('main');
+    await svc.request('POST', crs(project), { body: { title: 'Cut off', head_ref: 'feature' } });
+    // After the upstream has moved main, its receive-pack dies before reporting back: the push fails.
+    fs.writeFileSync(path.join(upstreamRepo, 'hooks', 'post-receive'), '#!/bin/sh\nkill -9 $PPID\n', { mode: 0o755 });
+    try {
+      const merged = await svc.request('POST', `${crs(project)}/1/merge`);
+      expect(merged.status, merged.text).toBe(200);
+      const mergeSha = merged.body.merge_commit_sha as string;
+      expect(bareGit(upstreamRepo, ['rev-parse', 'refs/heads/main'])).toBe(mergeSha);
+      expect(bareGit(upstreamRepo, ['log', '-1', '--format=%P', mergeSha])).toBe(`${upstreamMain} ${merged.body.change_request.head_commit_sha}`);
+      expect(merged.body).toMatchObject({ fast_forward: false, change_request: { status: 'merged', merge_commit_sha: mergeSha, base_commit_sha: upstreamMain } });
+    } finally {
+      fs.rmSync(path.join(upstreamRepo, 'hooks', 'post-receive'));
+    }
+    expect(await svc.server.services.db.selectFrom('merge_intents').selectAll().execute()).toEqual([]);
   });
 
   it('serves stored SHAs silently when the upstream is gone, and refuses writes with 502 UPSTREAM_UNAVAILABLE', async () => {

@@ -12,7 +12,7 @@ import {
   type PrepareMergeOptions,
 } from '../git/index.js';
 import { previewMerge } from '../git/merge.js';
-import { openProjectRepository, type ProjectRepository } from '../git/project-repository.js';
+import { openProjectRepository, UpstreamUnavailableError, type ProjectRepository } from '../git/project-repository.js';
 import { loadProjectForChangeRequests } from './change-request-access.js';
 import type { ChangeRequestRow } from './change-request-row.js';
 import { findChangeRequest } from './find-change-request.js';
@@ -20,7 +20,8 @@ import type { ChangeRequestLocator } from './get-change-request.js';
 import { readBranchesForWrite } from './live-branches.js';
 import { assertHeadManifestValid } from './manifest-gate.js';
 import { inMergeQueue } from './merge-queue.js';
-import { recordLandedMerge } from './record-landed-merge.js';
+import { recordLandedMerge, type LandedMerge } from './record-landed-merge.js';
+import { settleMergeIntent, type SettledIntent } from './repair-interrupted-merges.js';
 
 export interface MergeChangeRequestInput extends ChangeRequestLocator {
   /** The merge commit's message; default `Merge CR #<n>: <title>`. Unused for a fast-forward. */
@@ -75,24 +76,58 @@ export async function mergeChangeRequest(ctx: ActorContext, input: MergeChangeRe
         return { row: await recordLandedMerge(ctx, { ...landed, mergeCommitSha: headSha }), mergeCommitSha: headSha, fastForward: true };
       }
 
-      await writeIntent(ctx, row, { ...landed, fastForward: merge.kind === 'fast-forward', baseRef: row.base_ref, projectId: project.id });
+      const fastForward = merge.kind === 'fast-forward';
+      await writeIntent(ctx, row, { ...landed, fastForward, baseRef: row.base_ref, projectId: project.id });
       try {
         // prepareMerge built the commit on baseSha (merge parent, or a fast-forward decided from the merge base).
         await repo.compareAndSwapBranch(row.base_ref, merge.commitSha, baseSha, { builtOnOldSha: true });
       } catch (error) {
-        await ctx.db.deleteFrom('merge_intents').where('cr_id', '=', row.id).execute();
-        if (error instanceof RefUpdateRaceError) continue;
-        if (error instanceof PushRejectedError) {
+        if (error instanceof RefUpdateRaceError || error instanceof PushRejectedError) {
+          // Base certainly did not move.
+          await ctx.db.deleteFrom('merge_intents').where('cr_id', '=', row.id).execute();
+          if (error instanceof RefUpdateRaceError) continue;
           throw conflict(`The repository refused to move ${row.base_ref} (${error.reason}); svc never forces a branch. Check the upstream's branch protection, then try again.`);
         }
-        throw error;
+        // Anything else (a mirror's push cut off or timed out) may have come after the upstream took the
+        // merge: base decides, as after a crash.
+        const settled = await settleAfterFailedSwap(ctx, repo, row, landed, error);
+        repo.invalidate();
+        return { row: settled, mergeCommitSha: merge.commitSha, fastForward };
       }
       const recorded = await recordLandedMerge(ctx, landed);
       repo.invalidate();
-      return { row: recorded, mergeCommitSha: merge.commitSha, fastForward: merge.kind === 'fast-forward' };
+      return { row: recorded, mergeCommitSha: merge.commitSha, fastForward };
     }
     throw conflict(`${found.base_ref} kept moving while change request #${found.number} was being merged (${MAX_ATTEMPTS} attempts); try again.`);
   });
+}
+
+/**
+ * After a failed move of base whose outcome is unknown: the CR recorded as merged when base holds the
+ * merge commit; otherwise the failure stands (the intent dropped), and when even that cannot be told,
+ * the intent stays for the next start (repairInterruptedMerges) and the answer says so.
+ */
+async function settleAfterFailedSwap(ctx: ActorContext, repo: ProjectRepository, row: ChangeRequestRow, landed: LandedMerge, failure: unknown): Promise<ChangeRequestRow> {
+  let settled: SettledIntent;
+  try {
+    settled = await settleMergeIntent(ctx, repo, {
+      cr_id: landed.crId,
+      base_ref: row.base_ref,
+      base_sha_before: landed.baseShaBefore,
+      head_sha: landed.headSha,
+      merge_commit_sha: landed.mergeCommitSha,
+      merged_by: landed.mergedBy,
+      created_at: landed.mergedAt,
+    });
+  } catch {
+    throw new UpstreamUnavailableError(
+      `Moving ${row.base_ref} to the merge of change request #${row.number} failed (${failure instanceof Error ? failure.message : String(failure)}), ` +
+        `and the repository cannot be read to tell whether the merge landed; svc records the outcome when it next starts. Check ${row.base_ref} upstream before merging again.`,
+      { cause: failure },
+    );
+  }
+  if (settled.landed) return settled.row;
+  throw failure;
 }
 
 function assertOpen(row: ChangeRequestRow): void {
