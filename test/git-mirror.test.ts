@@ -4,13 +4,15 @@
  * upstreams. Every git process started in this test file goes through a `git` on PATH that records its
  * argument list, so the tests can show that the upstream token never reaches an argv.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProjectRow } from '../src/accounts/access.js';
 import { RefUpdateRaceError, PushRejectedError, resolveRef } from '../src/git/index.js';
 import {
+  gitFailureReason,
   mirrorRepositoryPath,
   openProjectRepository,
   UpstreamUnavailableError,
@@ -230,6 +232,13 @@ describe(`mirror projects on ${testDialect}`, () => {
     expect(neverCloned).toBeInstanceOf(UpstreamUnavailableError);
     expect(neverCloned).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', status: 502 });
     expect(fs.existsSync(mirrorRepositoryPath(svc.server.services.config, nowhere.id))).toBe(false);
+    expect((neverCloned as Error).message).toMatch(
+      /^The project's repository http:\/\/127\.0\.0\.1:9\/git\/nothing\.git cannot be reached: unable to access '[^']+': Failed to connect to 127\.0\.0\.1 port 9[^.]*\. Check repo_url and the project secret GIT_TOKEN\.$/,
+    );
+    const missingPath = await rejection(open(await createMirrorProject('Missing Path', '/nonexistent/upstream.git')));
+    expect((missingPath as Error).message).toBe(
+      "The project's repository /nonexistent/upstream.git cannot be reached: repository '/nonexistent/upstream.git' does not exist. Check repo_url and the project secret GIT_TOKEN.",
+    );
 
     const up = await createUpstreamProject('Mirror Auth');
     const wrongToken = await createMirrorProject('Wrong Token', up.url, 'svc_p_not_the_token');
@@ -248,6 +257,15 @@ describe(`mirror projects on ${testDialect}`, () => {
     expect(await resolveRef(repository.path, 'main')).toBe(tip);
     const headOfMain = git(['--git-dir', repository.path, 'commit-tree', '-p', tip ?? '', '-m', 'next', `${tip}^{tree}`]);
     expect(await rejection(repository.compareAndSwapBranch('main', headOfMain, tip ?? ''))).toBeInstanceOf(UpstreamUnavailableError);
+  });
+
+  it("names git's reason for a failure, not the advice git prints after it", () => {
+    // What a fetch from an upstream that moved away prints: two fatal lines, then advice.
+    const fetched = spawnSync('git', ['ls-remote', '/nonexistent/moved.git'], { cwd: os.tmpdir(), encoding: 'utf8' });
+    expect(fetched.stderr).toContain('and the repository exists.');
+    expect(gitFailureReason(fetched.stderr)).toBe("'/nonexistent/moved.git' does not appear to be a git repository");
+    expect(gitFailureReason('error: RPC failed; HTTP 500\nfatal: the remote end hung up unexpectedly\n')).toBe('the remote end hung up unexpectedly');
+    expect(gitFailureReason('error: error in sideband demultiplexer\n')).toBe('error in sideband demultiplexer');
   });
 
   it('never writes the upstream token to an argument list or to the mirror on disk', async () => {

@@ -1,10 +1,12 @@
 import { Type, type TSchema } from 'typebox';
-import { MAX_DESCRIPTION_LENGTH, MAX_FEEDBACK_LENGTH } from './input-rules.js';
+import { MAX_DESCRIPTION_LENGTH, MAX_FEEDBACK_LENGTH, MAX_TITLE_LENGTH } from './input-rules.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** Branch names are checked with git's own rules by the operation (issues name the rule broken). */
 const BranchField = Type.String({ minLength: 1, maxLength: 255, description: 'A git branch name (or refs/heads/<name>)' });
+
+const TitleField = Type.String({ description: `What the change does: 1 to ${MAX_TITLE_LENGTH} characters after trimming` });
 
 export const ChangeRequestParams = Type.Object({
   id: Type.String({ description: 'Project id (UUID)' }),
@@ -20,8 +22,9 @@ export const ListQuery = Type.Object(
 
 export const CreateBody = Type.Object(
   {
-    // Emptiness and length after trimming are checked by the operation, with the rest of the request.
-    title: Type.String({ maxLength: 4096 }),
+    // Emptiness and length after trimming are checked by the operation, with the rest of the request
+    // (a schema limit here would state a second, different maximum).
+    title: TitleField,
     description: Type.Optional(Type.String({ maxLength: MAX_DESCRIPTION_LENGTH })),
     head_ref: BranchField,
     base_ref: Type.Optional(BranchField),
@@ -31,7 +34,7 @@ export const CreateBody = Type.Object(
 );
 
 export const UpdateBody = Type.Object(
-  { title: Type.Optional(Type.String({ maxLength: 4096 })), description: Type.Optional(Type.String({ maxLength: MAX_DESCRIPTION_LENGTH })) },
+  { title: Type.Optional(TitleField), description: Type.Optional(Type.String({ maxLength: MAX_DESCRIPTION_LENGTH })) },
   { additionalProperties: false },
 );
 

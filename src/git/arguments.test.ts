@@ -3,6 +3,7 @@ import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import {
   assertBranchName,
+  branchNameProblem,
   assertFullRefName,
   assertRevision,
   assertTreePath,
@@ -74,6 +75,12 @@ describe('branch names', () => {
     expect(branchRef('main')).toBe('refs/heads/main');
     expect(() => branchRef('-x')).toThrow(InvalidGitArgumentError);
     expect(() => assertBranchName('a..b')).toThrow(/contains/);
+  });
+
+  it('say what is wrong with a name as it was given', () => {
+    expect(branchNameProblem('/a')).toBe('starts with "/"');
+    expect(branchNameProblem('a/')).toBe('ends with "/"');
+    expect(branchNameProblem('a//b')).toContain('"//"');
   });
 });
 

@@ -50,6 +50,9 @@ export function branchNameProblem(name: string): string | null {
   if (name.startsWith('@{-')) return 'is a reflog shorthand';
   if (name.startsWith('-')) return 'starts with "-"';
   if (name === 'HEAD') return 'is "HEAD"';
+  // Checked as refs/heads/<name>, where a leading or trailing slash would be reported as "//" or as the ref's end.
+  if (name.startsWith('/')) return 'starts with "/"';
+  if (name.endsWith('/')) return 'ends with "/"';
   return refNameProblem(`refs/heads/${name}`);
 }
 

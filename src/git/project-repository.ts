@@ -210,13 +210,24 @@ function upstreamFailure(upstreamUrl: string, error: unknown): unknown {
     return new UpstreamUnavailableError(`The project's repo_url cannot be used: ${error.message}.`, { cause: error });
   }
   if (!(error instanceof GitError)) return error;
-  // git prints its fatal reason last ("Could not resolve host", "Authentication failed", "not found").
-  const reason = error.stderr.trim().split('\n').pop()?.replace(/^fatal:\s*/, '') ?? '';
+  const reason = gitFailureReason(error.stderr);
   return new UpstreamUnavailableError(
     `The project's repository ${displayUrl(upstreamUrl)} cannot be reached${reason ? `: ${reason}` : ''}. ` +
       `Check repo_url and the project secret ${GIT_TOKEN_SECRET}.`,
     { cause: error },
   );
+}
+
+/**
+ * The line of git's stderr that says what failed: its first `fatal:` line ("'/srv/x' does not appear to
+ * be a git repository", "Authentication failed for …", "unable to access …: Could not resolve host"),
+ * else its first `error:` line, else its last line. Advice such as "Please make sure you have the correct
+ * access rights / and the repository exists." follows the reason and is left out.
+ */
+export function gitFailureReason(stderr: string): string {
+  const lines = stderr.split('\n').map((line) => line.trim()).filter((line) => line.length > 0);
+  const line = lines.find((l) => /^fatal:/i.test(l)) ?? lines.find((l) => /^error:/i.test(l)) ?? lines.at(-1) ?? '';
+  return line.replace(/^(?:fatal|error):\s*/i, '').replace(/[.\s]+$/, '');
 }
 
 function noProcess(args: string[]): { args: string[]; exitCode: null; signal: null; stderr: string } {
