@@ -110,6 +110,17 @@ describe(`CR git semantics on ${testDialect}`, () => {
     expect(text.status).toBe(200);
     expect(text.headers.get('content-type')).toMatch(/^text\/x-diff/);
     expect(text.text).toBe(diff.body.patch);
+    const negotiated: Array<[string, RegExp]> = [
+      ['text/x-diff;q=0.5, application/json', /^application\/json/],
+      ['application/json, text/x-diff', /^application\/json/],
+      ['application/json;q=0.2, text/x-diff', /^text\/x-diff/],
+      ['text/*', /^text\/x-diff/],
+      ['*/*', /^application\/json/],
+    ];
+    for (const [accept, type] of negotiated) {
+      const answer = await svc.request('GET', `${crs(project)}/1/diff`, { headers: { accept } });
+      expect(answer.headers.get('content-type'), accept).toMatch(type);
+    }
   });
 
   it('keeps the diff of a merged CR on its captured SHAs when the branches move on', async () => {

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Negotiator from 'negotiator';
 import { Type } from 'typebox';
 import type { Services } from '../context.js';
 import { checkAccessFirst, rawParams } from '../server/access-check.js';
@@ -35,9 +36,12 @@ import {
 const tags = ['change requests'];
 const PREFIX = '/v1/projects/:id/change-requests';
 
-/** `Accept: text/x-diff` asks for the bare patch (contract §5); anything else gets the JSON document. */
+/**
+ * `Accept: text/x-diff` asks for the bare patch (contract §5); the JSON document is the default, and wins
+ * when the header prefers it (q-values, then the order given).
+ */
 function wantsPatchText(request: FastifyRequest): boolean {
-  return /(^|,)\s*text\/x-diff\s*(;|,|$)/i.test(request.headers.accept ?? '');
+  return new Negotiator({ headers: request.headers }).mediaType(['application/json', 'text/x-diff']) === 'text/x-diff';
 }
 
 export function changeRequestRoutes(app: FastifyInstance, services: Services): void {
