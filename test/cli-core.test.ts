@@ -162,6 +162,10 @@ describe('the svc binary', () => {
     const ok = await runCli(['dashboard', 'ls', '--json'], { env });
     expect(ok.code).toBe(0);
     expect(Array.isArray(JSON.parse(ok.stdout))).toBe(true);
+    // `svc dashboard ls | head -1`: the reader leaves before the listing is written.
+    expect((await svc.request('POST', '/api/dashboards', { body: { slug: 'read-by-head', title: 'Read by head' } })).status).toBeLessThan(300);
+    const readerGone = await runCli(['dashboard', 'ls'], { env, closeStdout: true });
+    expect(readerGone).toEqual({ code: 0, stdout: '', stderr: '' });
 
     const invalid = await runCli(['dashboard', 'publish', '-'], { env, input: '{"slug":"x","title":"X","tone":"green"}' });
     expect(invalid.code).toBe(1);

@@ -28,6 +28,13 @@ export function buildProgram(): Command {
   return program;
 }
 
+// A reader that stops early (`svc dashboard ls | head -1`) closes the pipe: it has what it wanted, so
+// the command ends quietly, as Unix tools do, instead of crashing on the next write.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(process.exitCode ?? 0);
+});
+
 try {
   await buildProgram().parseAsync(process.argv);
 } catch (error) {

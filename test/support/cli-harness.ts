@@ -36,7 +36,11 @@ export function adminCliEnv(svc: TestServer): NodeJS.ProcessEnv {
 export const cliBinary = path.resolve(import.meta.dirname, '../../bin/svc.js');
 
 /** Runs the real `svc` binary (built by `npm test`'s pretest step). */
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+/** `closeStdout`: the reader of standard output goes away at once, as `| head -1` does once it has its line. */
+export function runCli(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string; closeStdout?: boolean } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cliBinary, ...args], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
@@ -45,7 +49,8 @@ export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    if (options.closeStdout) child.stdout.destroy();
+    else child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
