@@ -41,6 +41,19 @@ describe(`dashboard publishing API on ${testDialect}`, () => {
     expect(first.body).toMatchObject({ version: 1, spec: { subtitle: 'first' } });
     expect((await svc.request('GET', '/api/dashboards/weekly/versions/9')).status).toBe(404);
     expect((await svc.request('GET', '/api/dashboards/weekly/versions/zero')).status).toBe(400);
+    expect((await svc.request('GET', '/api/dashboards/weekly/versions/99999999999')).body).toEqual({
+      code: 'BAD_REQUEST',
+      error: 'The version must be an integer from 1 to 999999999 (got "99999999999").',
+    });
+    const longSlug = 'a'.repeat(600);
+    expect((await svc.request('GET', `/api/dashboards/${longSlug}`)).body).toEqual({
+      code: 'BAD_REQUEST',
+      error: 'A part of the URL is longer than 500 characters, longer than any slug, id or name in svc; check the URL.',
+    });
+    const longPage = await svc.request('GET', `/d/${longSlug}`);
+    expect(longPage.status).toBe(400);
+    expect(longPage.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(longPage.text).toContain('A part of the URL is longer than 500 characters');
 
     const notModified = await svc.request('GET', '/api/dashboards/weekly', { headers: { 'if-none-match': '"2"' } });
     expect(notModified.status).toBe(304);
@@ -66,6 +79,8 @@ describe(`dashboard publishing API on ${testDialect}`, () => {
     expect(missing.status).toBe(412);
     const garbage = await svc.request('POST', '/api/dashboards', { body: spec('guarded'), headers: { 'if-match': 'banana' } });
     expect(garbage.status).toBe(400);
+    const tooLarge = await svc.request('POST', '/api/dashboards', { body: spec('guarded'), headers: { 'if-match': '"9999999999"' } });
+    expect(tooLarge.body.error).toBe('If-Match must be a dashboard version (1 to 999999999) in quotes, such as If-Match: "3" (got "\\"9999999999\\"").');
     expect((await svc.request('GET', '/api/dashboards/guarded')).body.version).toBe(2);
   });
 

@@ -59,7 +59,7 @@ export function parseIfMatch(header: string | undefined): number | '*' | undefin
   const value = header.trim();
   if (value === '*') return '*';
   const match = /^(?:W\/)?"?(\d{1,9})"?$/.exec(value);
-  if (!match) throw new AppError('BAD_REQUEST', `If-Match must be a dashboard version in quotes, such as If-Match: "3" (got ${JSON.stringify(value.slice(0, 40))}).`);
+  if (!match) throw new AppError('BAD_REQUEST', `If-Match must be a dashboard version (1 to 999999999) in quotes, such as If-Match: "3" (got ${JSON.stringify(value.slice(0, 40))}).`);
   return Number(match[1]);
 }
 
@@ -70,7 +70,7 @@ function documentJson(doc: DashboardDocument): string {
 
 function parseVersion(text: string): number {
   const n = Number(text);
-  if (!/^\d{1,9}$/.test(text) || n < 1) throw new AppError('BAD_REQUEST', `The version must be a positive integer (got ${JSON.stringify(text)}).`);
+  if (!/^\d{1,9}$/.test(text) || n < 1) throw new AppError('BAD_REQUEST', `The version must be an integer from 1 to 999999999 (got ${JSON.stringify(text.slice(0, 40))}).`);
   return n;
 }
 

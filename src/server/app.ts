@@ -8,11 +8,11 @@ import type { Services } from '../context.js';
 import { changeRequestRoutes } from '../changes/routes.js';
 import { dashboardRoutes } from '../dashboards/routes.js';
 import { PageRenderer } from '../web/page-renderer.js';
-import { webRoutes } from '../web/routes.js';
+import { isWebPagePath, sendErrorPage, webRoutes } from '../web/routes.js';
 import { gitHttpRoutes } from '../git/http-routes.js';
 import { authenticateRequests } from './authenticate.js';
 import { answerClientError } from './client-error.js';
-import { registerErrorHandling, toAppError } from './error-handler.js';
+import { MAX_PATH_PARAMETER_LENGTH, registerErrorHandling, toAppError } from './error-handler.js';
 import { markOptionalBodies } from './http-schemas.js';
 import { registerJsonBodyParser } from './json-body.js';
 import { schemaValidatorCompiler } from './validator.js';
@@ -30,15 +30,16 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     bodyLimit: DEFAULT_BODY_LIMIT,
     // Per-request lines only when debugging: at thousands of publishes a second they would dominate the log.
     logController: new LogController({ disableRequestLogging: options.logLevel !== 'debug' && options.logLevel !== 'trace' }),
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     return503OnClosing: true,
     // Requests the HTTP parser refuses (a Content-Length that is not a number, …) get the same JSON body.
     clientErrorHandler: answerClientError,
     // Errors raised before routing (a URL that is not valid percent-encoding) get the same JSON body.
-    frameworkErrors: (error, _request, frameworkReply) => {
+    frameworkErrors: (error, request, frameworkReply) => {
       const appError = toAppError(error);
       const reply = frameworkReply as FastifyReply;
-      void reply.code(appError.status).type('application/json; charset=utf-8').send(appError.toBody());
+      if (isWebPagePath(request.url)) void sendErrorPage(reply, appError, request.url);
+      else void reply.code(appError.status).type('application/json; charset=utf-8').send(appError.toBody());
     },
   });
   app.setValidatorCompiler(schemaValidatorCompiler);

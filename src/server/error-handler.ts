@@ -2,6 +2,9 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, validationFailed, type Issue } from '../errors.js';
 import { describeSchemaErrors, type SchemaError } from './schema-errors.js';
 
+/** The longest path parameter the router takes (a slug is at most 80 characters, a branch 255). */
+export const MAX_PATH_PARAMETER_LENGTH = 500;
+
 interface ValidationFailure {
   validation: SchemaError[];
   validationContext?: string;
@@ -50,6 +53,8 @@ export function toAppError(error: unknown, { bodyLimit, bodyMissing = false }: F
         return new AppError('BAD_REQUEST', 'The request body is empty; send a JSON document.');
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return new AppError('BAD_REQUEST', 'The Content-Length header does not match the body.');
+      case 'FST_ERR_MAX_PARAM_LENGTH':
+        return new AppError('BAD_REQUEST', `A part of the URL is longer than ${MAX_PATH_PARAMETER_LENGTH} characters, longer than any slug, id or name in svc; check the URL.`);
       case 'FST_ERR_BAD_URL':
         return new AppError('BAD_REQUEST', 'The URL is not valid percent-encoding; encode path segments with encodeURIComponent.');
       default:

@@ -5,8 +5,9 @@
  */
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Services } from '../context.js';
+import type { AppError } from '../errors.js';
 import { toAppError } from '../server/error-handler.js';
 import { assetRoutes } from './assets.js';
 import { dashboardPageRoutes } from './dashboards-pages.js';
@@ -18,6 +19,15 @@ import { sendPage } from './send-page.js';
 /** Sign-in forms are a few fields; anything larger is not one. */
 const FORM_BODY_LIMIT = 16 * 1024;
 
+/** Addresses of the web UI: their errors are pages, also those raised before routing (a bad URL). */
+export function isWebPagePath(url: string): boolean {
+  return /^\/(?:d|login|logout)(?:[/?#]|$)/.test(url);
+}
+
+export function sendErrorPage(reply: FastifyReply, error: AppError, url: string): FastifyReply {
+  return sendPage(reply, error.status, renderErrorPage(error, url.split('#')[0] ?? '/'));
+}
+
 export async function webRoutes(scope: FastifyInstance, services: Services, renderer: PageRenderer): Promise<void> {
   await scope.register(cookie);
   await scope.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
@@ -25,8 +35,7 @@ export async function webRoutes(scope: FastifyInstance, services: Services, rend
   scope.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error, { bodyLimit: request.routeOptions.bodyLimit });
     if (appError.code === 'INTERNAL') request.log.error({ err: error }, 'unhandled error on a web page');
-    const path = request.url.split('#')[0] ?? '/';
-    return sendPage(reply, appError.status, renderErrorPage(appError, path));
+    return sendErrorPage(reply, appError, request.url);
   });
 
   assetRoutes(scope);
