@@ -25,7 +25,7 @@ describe(`dashboard publishing API on ${testDialect}`, () => {
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       updated_at: created.body.created_at,
     });
-    expect(created.headers.get('etag')).toBe('"1"');
+    expect(created.headers.get('etag')).toBe(`"1.${Date.parse(created.body.updated_at).toString(36)}"`);
 
     const replaced = await svc.request('POST', '/api/dashboards', { body: spec('weekly', { subtitle: 'second' }) });
     expect(replaced.status).toBe(200);
@@ -55,8 +55,9 @@ describe(`dashboard publishing API on ${testDialect}`, () => {
     expect(longPage.headers.get('content-type')).toMatch(/^text\/html/);
     expect(longPage.text).toContain('A part of the URL is longer than 500 characters');
 
-    const notModified = await svc.request('GET', '/api/dashboards/weekly', { headers: { 'if-none-match': '"2"' } });
+    const notModified = await svc.request('GET', '/api/dashboards/weekly', { headers: { 'if-none-match': current.headers.get('etag') ?? '' } });
     expect(notModified.status).toBe(304);
+    expect(current.headers.get('etag')).toBe(replaced.headers.get('etag'));
   });
 
   it('stores the document exactly as sent', async () => {
@@ -64,6 +65,34 @@ describe(`dashboard publishing API on ${testDialect}`, () => {
     expect((await svc.request('POST', '/api/dashboards', { rawBody: text, headers: { 'content-type': 'application/json' } })).status).toBe(201);
     const read = await svc.request('GET', '/api/dashboards/verbatim');
     expect(read.body.spec.title).toBe('Ünïcode ✓ ☃');
+  });
+
+  it('tags each version by when it was published, so a copy read before a delete matches nothing after it', async () => {
+    await svc.request('POST', '/api/dashboards', { body: spec('reborn', { subtitle: 'old' }) });
+    const before = await svc.request('GET', '/api/dashboards/reborn');
+    const etag = before.headers.get('etag') ?? '';
+    expect(etag).toMatch(/^"1\.[0-9a-z]+"$/);
+    expect((await svc.request('GET', '/api/dashboards/reborn', { headers: { 'if-none-match': etag } })).status).toBe(304);
+    expect((await svc.request('GET', '/api/dashboards/reborn/versions/1')).headers.get('etag')).toBe(etag);
+
+    expect((await svc.request('DELETE', '/api/dashboards/reborn')).status).toBe(204);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await svc.request('POST', '/api/dashboards', { body: spec('reborn', { subtitle: 'new' }) });
+    const after = await svc.request('GET', '/api/dashboards/reborn', { headers: { 'if-none-match': etag } });
+    expect(after.status).toBe(200);
+    expect(after.body).toMatchObject({ version: 1, spec: { subtitle: 'new' } });
+    expect(after.headers.get('etag')).not.toBe(etag);
+
+    // The old tag in If-Match is refused; the new one, or the bare version (contract §3), is taken.
+    const stale = await svc.request('POST', '/api/dashboards', { body: spec('reborn', { subtitle: 'lost' }), headers: { 'if-match': etag } });
+    expect(stale.status).toBe(412);
+    expect(stale.body.error).toContain('was deleted since');
+    expect((await svc.request('GET', '/api/dashboards/reborn')).body).toMatchObject({ version: 1, spec: { subtitle: 'new' } });
+    const current = await svc.request('POST', '/api/dashboards', { body: spec('reborn', { subtitle: 'newer' }), headers: { 'if-match': after.headers.get('etag') ?? '' } });
+    expect(current.status).toBe(200);
+    expect(current.body.version).toBe(2);
+    expect(current.headers.get('etag')).toBe((await svc.request('GET', '/api/dashboards/reborn')).headers.get('etag'));
+    expect((await svc.request('POST', '/api/dashboards', { body: spec('reborn'), headers: { 'if-match': '"2"' } })).status).toBe(200);
   });
 
   it('honours If-Match for optimistic concurrency', async () => {

@@ -5,14 +5,21 @@ import { nowIso } from '../db/values.js';
 import { AppError } from '../errors.js';
 import { dashboardUrl, requirePublish } from './access.js';
 import { requireValidSpec } from './require-valid-spec.js';
-import { findHeader, insertHeader, insertVersion, takeNextVersion, type DashboardKey, type HeaderColumns, type VersionStamp } from './store.js';
+import { findHeader, findVersion, insertHeader, insertVersion, takeNextVersion, type DashboardKey, type HeaderColumns, type VersionStamp } from './store.js';
+import { publishedTag } from './version-etag.js';
 
 export interface PublishInput {
   /** The body as the client sent it: checked (on a worker thread when large) and stored verbatim. */
   body: Buffer;
-  /** The version from `If-Match`, when given. */
-  expectedVersion?: number | '*' | undefined;
+  /** What `If-Match` names, when given. */
+  expectedVersion?: ExpectedVersion | undefined;
 }
+
+/**
+ * `If-Match`: any existing version (`*`), or one version, and with an entity tag of a read also when it
+ * was published (a version number alone also matches a dashboard deleted and published again).
+ */
+export type ExpectedVersion = '*' | { version: number; publishedTag?: string };
 
 export interface PublishResult {
   slug: string;
@@ -45,7 +52,8 @@ export async function publishDashboard(ctx: ActorContext, input: PublishInput): 
         return { ...replaced, created: false };
       }
       if (input.expectedVersion !== undefined) {
-        throw new AppError('VERSION_MISMATCH', `If-Match names version ${String(input.expectedVersion)}, but no dashboard "${spec.slug}" exists yet; publish without If-Match to create it.`);
+        const named = input.expectedVersion === '*' ? 'a version' : `version ${input.expectedVersion.version}`;
+        throw new AppError('VERSION_MISMATCH', `If-Match names ${named}, but no dashboard "${spec.slug}" exists yet; publish without If-Match to create it.`);
       }
       const inserted = await insertHeader(trx, key, spec.columns, now);
       if (inserted) {
@@ -74,17 +82,34 @@ async function replaceExisting(
   key: DashboardKey,
   columns: HeaderColumns,
   now: string,
-  expectedVersion: number | '*' | undefined,
+  expected: ExpectedVersion | undefined,
 ): Promise<VersionStamp | undefined> {
-  const row = await takeNextVersion(trx, key, columns, now, typeof expectedVersion === 'number' ? expectedVersion : undefined);
-  if (row || typeof expectedVersion !== 'number') return row;
+  const expectedVersion = expected === undefined || expected === '*' ? undefined : expected;
+  const row = await takeNextVersion(trx, key, columns, now, expectedVersion?.version);
+  if (!expectedVersion) return row;
+  if (row) {
+    // The UPDATE is undone with the transaction when the version is another publish's.
+    if (expectedVersion.publishedTag !== undefined) await assertSamePublish(trx, key, expectedVersion.version, expectedVersion.publishedTag);
+    return row;
+  }
   const current = await findHeader(trx, key.accountId, key.slug);
   if (current) {
     throw new AppError(
       'VERSION_MISMATCH',
-      `Dashboard "${key.slug}" is at version ${current.version}, not ${expectedVersion} as If-Match says; fetch it again, reapply your change and publish with If-Match: "${current.version}".`,
+      `Dashboard "${key.slug}" is at version ${current.version}, not ${expectedVersion.version} as If-Match says; fetch it again, reapply your change and publish with If-Match: "${current.version}".`,
       { current_version: current.version },
     );
   }
   return undefined;
+}
+
+/** An entity tag from before the dashboard was deleted and published again names another document. */
+async function assertSamePublish(trx: Transaction<Database>, key: DashboardKey, version: number, publishedTagExpected: string): Promise<void> {
+  const stored = await findVersion(trx, key.accountId, key.slug, version);
+  if (stored && publishedTag(stored.created_at) === publishedTagExpected) return;
+  throw new AppError(
+    'VERSION_MISMATCH',
+    `If-Match names version ${version} of a dashboard "${key.slug}" that was deleted since; this one was published again. Fetch it again, reapply your change and publish with its ETag.`,
+    { current_version: version },
+  );
 }

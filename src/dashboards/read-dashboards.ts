@@ -27,6 +27,8 @@ export interface DashboardDocument {
   created_at: string;
   updated_at: string;
   url: string;
+  /** When this version was published (its entity tag, see version-etag.ts). */
+  publishedAt: string;
 }
 
 function checkSlug(slug: string): void {
@@ -97,6 +99,7 @@ export async function getDashboard(ctx: ActorContext, slug: string, version?: nu
     created_at: version === undefined ? header.created_at : stored.created_at,
     updated_at: version === undefined ? header.updated_at : stored.created_at,
     url: dashboardUrl(ctx.config.baseUrl, slug),
+    publishedAt: stored.created_at,
   };
 }
 

@@ -5,6 +5,8 @@ import type { Services } from '../context.js';
 import { AppError } from '../errors.js';
 import { checkAccessFirst } from '../server/access-check.js';
 import { requirePublish } from './access.js';
+import type { ExpectedVersion } from './publish-dashboard.js';
+import { versionEtag } from './version-etag.js';
 import { authenticate } from '../server/authenticate.js';
 import { errorResponses } from '../server/http-schemas.js';
 import { checkDashboard, type DashboardDrawer } from './check-dashboard.js';
@@ -54,13 +56,14 @@ const DashboardDocumentObject = Type.Object({
 const DashboardDocumentSchema = Type.Unsafe<string>(DashboardDocumentObject);
 
 /** `If-Match: "3"` (or 3, W/"3", *) → 3 | '*'; absent → undefined. */
-export function parseIfMatch(header: string | undefined): number | '*' | undefined {
+/** `If-Match`: a version number (contract §3), or the entity tag a read gave, which also names when it was published. */
+export function parseIfMatch(header: string | undefined): ExpectedVersion | undefined {
   if (header === undefined) return undefined;
   const value = header.trim();
   if (value === '*') return '*';
-  const match = /^(?:W\/)?"?(\d{1,9})"?$/.exec(value);
+  const match = /^(?:W\/)?"?(\d{1,9})(?:\.([0-9a-z]{1,12}))?"?$/.exec(value);
   if (!match) throw new AppError('BAD_REQUEST', `If-Match must be a dashboard version (1 to 999999999) in quotes, such as If-Match: "3" (got ${JSON.stringify(value.slice(0, 40))}).`);
-  return Number(match[1]);
+  return { version: Number(match[1]), ...(match[2] ? { publishedTag: match[2] } : {}) };
 }
 
 /** The stored spec text is spliced in as is: valid JSON by construction, and never parsed again. */
@@ -115,7 +118,7 @@ export function dashboardRoutes(app: FastifyInstance, services: Services, drawer
         body: request.body as unknown as Buffer,
         expectedVersion: parseIfMatch(request.headers['if-match']),
       });
-      return reply.code(result.created ? 201 : 200).header('etag', `"${result.version}"`).header('location', result.url).send(result);
+      return reply.code(result.created ? 201 : 200).header('etag', versionEtag(result.version, result.updated_at)).header('location', result.url).send(result);
     },
   );
 
@@ -152,7 +155,7 @@ export function dashboardRoutes(app: FastifyInstance, services: Services, drawer
     async (request, reply) => {
       const ctx = await authenticate(services, request);
       const doc = await getDashboard(ctx, request.params.slug);
-      const etag = `"${doc.version}"`;
+      const etag = versionEtag(doc.version, doc.publishedAt);
       if (request.headers['if-none-match'] === etag) return reply.code(304).header('etag', etag).send(null);
       return reply.header('etag', etag).type('application/json; charset=utf-8').serializer((payload: string) => payload).send(documentJson(doc));
     },
@@ -187,7 +190,7 @@ export function dashboardRoutes(app: FastifyInstance, services: Services, drawer
     async (request, reply) => {
       const ctx = await authenticate(services, request);
       const doc = await getDashboard(ctx, request.params.slug, parseVersion(request.params.n));
-      return reply.header('etag', `"${doc.version}"`).type('application/json; charset=utf-8').serializer((payload: string) => payload).send(documentJson(doc));
+      return reply.header('etag', versionEtag(doc.version, doc.publishedAt)).type('application/json; charset=utf-8').serializer((payload: string) => payload).send(documentJson(doc));
     },
   );
 
