@@ -47,6 +47,20 @@ describe('svc serve', () => {
     expect(await server.exited).toBe(0);
   });
 
+  it('warns that links would name 0.0.0.0 when it listens on every interface without SVC_BASE_URL', async () => {
+    const server = await serve(['--host', '0.0.0.0'], {}, /set SVC_BASE_URL/);
+    const port = new URL(server.url).port;
+    expect(server.stderr()).toContain(
+      `svc: links, clone URLs and SVC_API_URL will name http://0.0.0.0:${port}, which no browser or git client can reach; set SVC_BASE_URL to the address people use (e.g. http://<this machine's name>:${port}).`,
+    );
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    const named = await serve(['--host', '0.0.0.0'], { SVC_BASE_URL: 'http://svc.example.test:8080' });
+    expect(named.stderr()).not.toContain('set SVC_BASE_URL');
+    named.child.kill('SIGTERM');
+    await named.exited;
+  });
+
   it('runs several workers on one port and stops them all on SIGTERM', async () => {
     const server = await serve(['--workers', '2'], { SVC_ADMIN_TOKEN: 'svc_u_workers' });
     expect(server.stderr()).toContain('2 workers');

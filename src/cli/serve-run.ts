@@ -47,7 +47,25 @@ export async function runServe(options: ServeOptions, env: NodeJS.ProcessEnv): P
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const database = config.databaseUrl?.startsWith('postgres') ? 'PostgreSQL' : `SQLite in ${config.dataDir}`;
 
-  let server: { close(): Promise<void> };
+  // Installed before anything is announced: a signal that arrives while svc starts or prints its
+  // banner would otherwise end the process at once, without closing the database.
+  let server: { close(): Promise<void> } | undefined;
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    if (!isClusterWorker()) log(`svc: ${signal} received, shutting down`);
+    (server?.close() ?? Promise.resolve()).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`svc: shutdown failed: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+
   if (isClusterWorker()) {
     const worker = await startClusterWorker(config, baseUrlExplicit);
     // It could not start and told the primary, which says why.
@@ -65,6 +83,9 @@ export async function runServe(options: ServeOptions, env: NodeJS.ProcessEnv): P
 
   function announce(url: string, detail: string, boot: BootstrapResult) {
     log(`svc serving on ${url} (public URL ${baseUrlExplicit ? config.baseUrl : url}; ${detail})`);
+    if (!baseUrlExplicit && isWildcardHost(config.host)) {
+      log(`svc: links, clone URLs and SVC_API_URL will name ${url}, which no browser or git client can reach; set SVC_BASE_URL to the address people use (e.g. http://<this machine's name>:${new URL(url).port}).`);
+    }
     if (boot.generatedToken) {
       log(
         `\nAdmin token (shown once, also written to ${boot.tokenFile}):\n\n  ${boot.generatedToken}\n\n` +
@@ -72,21 +93,11 @@ export async function runServe(options: ServeOptions, env: NodeJS.ProcessEnv): P
       );
     }
   }
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    if (!isClusterWorker()) log(`svc: ${signal} received, shutting down`);
-    server.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`svc: shutdown failed: ${String(error)}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+/** An address that means "every interface": fine to listen on, useless in a link. */
+function isWildcardHost(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]';
 }
 
 function parseWorkers(value: string | undefined): number {
