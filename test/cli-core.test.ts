@@ -48,7 +48,7 @@ describe('svc CLI against a running server', () => {
     await runProjectCreate({ name: 'CLI Demo' }, created);
     const id = created.out().trim();
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(created.err()).toContain(`git clone ${svc.url}/git/${id}.git`);
+    expect(created.err()).toBe(`Created project cli-demo; clone it with: git clone ${svc.url}/git/${id}.git (any user name; a token with project.read is the password)\n`);
 
     const piped = captureDeps({ env });
     await runProjectLs({}, piped);
@@ -101,14 +101,17 @@ describe('svc CLI against a running server', () => {
     expect(show.out()).toContain('content  1 section, 1 block');
     const showJson = captureDeps({ env });
     await runDashboardShow('ops', { json: true, version: 1 }, showJson);
-    expect(JSON.parse(showJson.out())).toMatchObject({ version: 1, spec: { title: 'Operations' } });
+    expect(JSON.parse(showJson.out())).toMatchObject({ version: 1, spec: { title: 'Operations' }, url: `${svc.url}/d/ops/versions/1` });
 
     const versions = captureDeps({ env });
     await runDashboardVersions('ops', {}, versions);
     expect(versions.out()).toMatch(new RegExp(`^2\t\\d{4}-\\d\\d-\\d\\dT[^\t]+\t${svc.url}/d/ops\n1\t[^\t]+\t${svc.url}/d/ops/versions/1\n$`));
     const versionsJson = captureDeps({ env });
     await runDashboardVersions('ops', { json: true }, versionsJson);
-    expect(JSON.parse(versionsJson.out()).map((v: { version: number }) => v.version)).toEqual([2, 1]);
+    expect(JSON.parse(versionsJson.out())).toEqual([
+      { version: 2, created_at: expect.any(String), url: `${svc.url}/d/ops` },
+      { version: 1, created_at: expect.any(String), url: `${svc.url}/d/ops/versions/1` },
+    ]);
     const page = await fetch(`${svc.url}/d/ops/versions/1`, { headers: { authorization: `Bearer ${svc.adminToken}` } });
     expect(page.status).toBe(200);
 

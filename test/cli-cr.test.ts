@@ -281,6 +281,7 @@ describe('svc cr for a person, with svc link', () => {
     const sha = merged.out().trim();
     expect(sha).toMatch(/^[0-9a-f]{40}$/);
     expect(merged.err()).toContain(`Merged change request #1 into main (fast-forward to ${sha.slice(0, 10)})`);
+    expect(merged.err()).toContain('A fast-forward makes no merge commit, so --message was not used; main now points at the commits of');
     const closing = await runCrClose('1', flags, captureDeps({ env: userEnv(), cwd: elsewhere })).catch((error: unknown) => error);
     expect((closing as ApiError).message).toContain('already merged');
   });

@@ -38,7 +38,7 @@ describe(`dashboard publishing API on ${testDialect}`, () => {
     const versions = await svc.request('GET', '/api/dashboards/weekly/versions');
     expect(versions.body.versions.map((v: { version: number }) => v.version)).toEqual([2, 1]);
     const first = await svc.request('GET', '/api/dashboards/weekly/versions/1');
-    expect(first.body).toMatchObject({ version: 1, spec: { subtitle: 'first' } });
+    expect(first.body).toMatchObject({ version: 1, spec: { subtitle: 'first' }, url: `${svc.url}/d/weekly/versions/1` });
     expect((await svc.request('GET', '/api/dashboards/weekly/versions/9')).status).toBe(404);
     expect((await svc.request('GET', '/api/dashboards/weekly/versions/zero')).status).toBe(400);
     expect((await svc.request('GET', '/api/dashboards/weekly/versions/99999999999')).body).toEqual({

@@ -119,7 +119,7 @@ async function resolveAnchors(repo: ProjectRepository, branches: { project: Proj
   }
   if (verdict.kind === 'ahead') return verdict.anchors;
   if (verdict.kind === 'no-base') {
-    throw new AppError('VALIDATION_FAILED', `The base branch ${JSON.stringify(branches.baseRef)} does not exist in the repository; push it first, or pass base_ref naming an existing branch.`, {
+    throw new AppError('VALIDATION_FAILED', `The base branch ${JSON.stringify(branches.baseRef)} does not exist in the repository; push it first, or pass base_ref (svc cr open --base) naming an existing branch.`, {
       issues: [{ path: '/base_ref', message: `branch ${branches.baseRef} does not exist in the repository` }],
     });
   }

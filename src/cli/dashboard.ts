@@ -200,16 +200,17 @@ export async function runDashboardVersions(slug: string, options: { json?: boole
   const client = new ApiClient(resolveCredentials(deps));
   const path = `/api/dashboards/${encodeURIComponent(slug)}`;
   const { body } = await client.request<{ versions: Array<{ version: number; created_at: string }> }>('GET', `${path}/versions`);
-  if (options.json) return printJson(deps, body.versions);
   // The page's address from the listing, which carries no specs (the dashboard itself may be megabytes).
   const { body: listing } = await client.request<{ dashboards: DashboardSummary[] }>('GET', '/api/dashboards');
   const pageUrl = listing.dashboards.find((dashboard) => dashboard.slug === slug)?.url ?? '';
   const newest = body.versions[0]?.version;
-  printTable(deps, body.versions, [
+  // Each version keeps its page; the newest is the dashboard's own.
+  const versions = body.versions.map((v) => ({ ...v, url: v.version === newest ? pageUrl : `${pageUrl}/versions/${v.version}` }));
+  if (options.json) return printJson(deps, versions);
+  printTable(deps, versions, [
     { header: 'version', value: (v) => String(v.version), numeric: true },
     { header: 'published', value: (v) => timeCell(deps, v.created_at) },
-    // Each version keeps its page; the newest is the dashboard's own.
-    { header: 'url', value: (v) => (v.version === newest ? pageUrl : `${pageUrl}/versions/${v.version}`) },
+    { header: 'url', value: (v) => v.url },
   ]);
 }
 

@@ -29,7 +29,8 @@ export async function runProjectCreate(options: ProjectCreateOptions, deps: CliD
   });
   if (options.json) return printJson(deps, body.project);
   deps.stdout.write(`${body.project.id}\n`);
-  deps.stderr.write(`Created project ${body.project.slug}; clone it with: git clone ${body.project.clone_url}\n`);
+  const credentials = options.repoUrl ? '' : ' (any user name; a token with project.read is the password)';
+  deps.stderr.write(`Created project ${body.project.slug}; clone it with: git clone ${body.project.clone_url}${credentials}\n`);
 }
 
 export async function runProjectLs(options: { json?: boolean }, deps: CliDeps): Promise<void> {

@@ -98,7 +98,8 @@ export async function getDashboard(ctx: ActorContext, slug: string, version?: nu
     specText: stored.spec,
     created_at: version === undefined ? header.created_at : stored.created_at,
     updated_at: version === undefined ? header.updated_at : stored.created_at,
-    url: dashboardUrl(ctx.config.baseUrl, slug),
+    // A version asked for by number is shown by its own page, which stays as it was published.
+    url: version === undefined ? dashboardUrl(ctx.config.baseUrl, slug) : `${dashboardUrl(ctx.config.baseUrl, slug)}/versions/${stored.version}`,
     publishedAt: stored.created_at,
   };
 }

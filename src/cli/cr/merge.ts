@@ -25,4 +25,7 @@ export async function runCrMerge(cr: string, options: CrMergeOptions, deps: CliD
   deps.stdout.write(`${body.merge_commit_sha}\n`);
   const how = body.fast_forward ? `fast-forward to ${shortSha(body.merge_commit_sha)}` : `merge commit ${shortSha(body.merge_commit_sha)}`;
   deps.stderr.write(`Merged change request #${merged.number} into ${merged.base_ref} (${how}). The branch ${merged.head_ref} is kept.\n`);
+  if (body.fast_forward && options.message !== undefined) {
+    deps.stderr.write(`A fast-forward makes no merge commit, so --message was not used; ${merged.base_ref} now points at the commits of ${merged.head_ref} as they are.\n`);
+  }
 }
