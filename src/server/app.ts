@@ -34,7 +34,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     return503OnClosing: true,
     // Requests the HTTP parser refuses (a Content-Length that is not a number, …) get the same JSON body.
     clientErrorHandler: answerClientError,
-    // Errors raised before routing (a URL that is not valid percent-encoding) get the same JSON body.
+    // Errors raised before routing (a URL that is not valid percent-encoding, a path segment over the
+    // limit) get the same JSON body, or an HTML page under the web UI's addresses.
     frameworkErrors: (error, request, frameworkReply) => {
       const appError = toAppError(error);
       const reply = frameworkReply as FastifyReply;
