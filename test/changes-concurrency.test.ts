@@ -185,7 +185,7 @@ describe(`crash safety on ${testDialect}`, () => {
   }
 
   /** What mergeChangeRequest writes before moving base: the journal row and the merge commit object. */
-  async function journalMerge(svc: TestServer, cr: Awaited<ReturnType<typeof crReadyToMerge>>) {
+  async function journalMerge(svc: TestServer, cr: Awaited<ReturnType<typeof crReadyToMerge>>, createdAt = nowIso()) {
     const repo = hostedRepoPath(svc, cr.project.id);
     const tree = bareGit(repo, ['merge-tree', '--write-tree', cr.mainTip, cr.headSha]);
     const mergeSha = bareGit(repo, ['-c', 'user.name=svc', '-c', 'user.email=svc@noreply.invalid', 'commit-tree', tree, '-p', cr.mainTip, '-p', cr.headSha, '-m', 'Merge CR #1: crashy']);
@@ -200,7 +200,7 @@ describe(`crash safety on ${testDialect}`, () => {
         merge_commit_sha: mergeSha,
         fast_forward: false,
         merged_by: 'crashed-merger',
-        created_at: nowIso(),
+        created_at: createdAt,
       })
       .execute();
     return { repo, mergeSha };
@@ -240,6 +240,43 @@ describe(`crash safety on ${testDialect}`, () => {
       expect(await svc.server.services.db.selectFrom('merge_intents').selectAll().execute()).toEqual([]);
       expect(bareGit(hostedRepoPath(svc, cr.project.id), ['rev-parse', 'refs/heads/main'])).toBe(cr.mainTip);
       expect((await svc.request('POST', `${crs(cr.project)}/1/merge`)).status).toBe(200);
+    } finally {
+      await servers.dispose();
+    }
+  });
+
+  it('a merge settles an abandoned journal of an earlier merge first, and answers 409 while one is under way', async () => {
+    const servers = await restartableServer();
+    try {
+      const { svc } = servers;
+      const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+
+      // Under way (journalled a moment ago): this merge waits its turn.
+      const busy = await crReadyToMerge(svc);
+      await journalMerge(svc, busy);
+      const refused = await svc.request('POST', `${crs(busy.project)}/1/merge`);
+      expect(refused.status).toBe(409);
+      expect(refused.body.error).toBe('Change request #1 is being merged by another request right now; check it again in a moment.');
+
+      // Abandoned an hour ago before base moved: dropped, and this merge goes on.
+      const dropped = await crReadyToMerge(svc);
+      await journalMerge(svc, dropped, hourAgo);
+      const merged = await svc.request('POST', `${crs(dropped.project)}/1/merge`);
+      expect(merged.status, merged.text).toBe(200);
+      expect(merged.body.change_request.merged_by).not.toBe('crashed-merger');
+      expect(bareGit(hostedRepoPath(svc, dropped.project.id), ['rev-parse', 'refs/heads/main'])).toBe(merged.body.merge_commit_sha);
+
+      // Abandoned an hour ago after base moved: recorded as that merge, and answered as merged.
+      const landed = await crReadyToMerge(svc);
+      const { repo, mergeSha } = await journalMerge(svc, landed, hourAgo);
+      bareGit(repo, ['update-ref', 'refs/heads/main', mergeSha, landed.mainTip]);
+      const recorded = await svc.request('POST', `${crs(landed.project)}/1/merge`);
+      expect(recorded.status, recorded.text).toBe(200);
+      expect(recorded.body).toMatchObject({ merge_commit_sha: mergeSha, fast_forward: false, change_request: { status: 'merged', merged_by: 'crashed-merger' } });
+      expect(bareGit(repo, ['rev-parse', 'refs/heads/main'])).toBe(mergeSha);
+
+      const journal = await svc.server.services.db.selectFrom('merge_intents').selectAll().execute();
+      expect(journal.map((intent) => intent.cr_id)).toEqual([busy.crId]);
     } finally {
       await servers.dispose();
     }

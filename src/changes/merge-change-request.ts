@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../db/database.js';
 import { nowIso } from '../db/values.js';
 import { AppError, conflict, notFound } from '../errors.js';
 import {
+  DEFAULT_NETWORK_TIMEOUT_MS,
   MergeConflictError,
   prepareMerge,
   PushRejectedError,
@@ -40,6 +41,12 @@ const MAX_ATTEMPTS = 10;
 const MAX_MESSAGE_LENGTH = 65_536;
 
 /**
+ * How old another merge's intent must be before it counts as abandoned rather than under way: no push
+ * lasts longer than git's network time limit.
+ */
+const ABANDONED_INTENT_MS = DEFAULT_NETWORK_TIMEOUT_MS + 60_000;
+
+/**
  * POST /change-requests/:crId/merge (spec 2 "Merge mechanics"):
  * 1. the manifest gate on the head tip (422 MANIFEST_INVALID, nothing merged);
  * 2. merge-tree on the current tips: fast-forward when head is strictly ahead, else a merge commit by the
@@ -57,6 +64,8 @@ export async function mergeChangeRequest(ctx: ActorContext, input: MergeChangeRe
   const repo = await openProjectRepository(ctx, project);
 
   return inMergeQueue(repo.path, async () => {
+    const earlier = await settleAbandonedMerge(ctx, repo, found);
+    if (earlier) return earlier;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
       const row = await reload(ctx, found);
       assertOpen(row);
@@ -122,7 +131,7 @@ async function settleAfterFailedSwap(ctx: ActorContext, repo: ProjectRepository,
   } catch {
     throw new UpstreamUnavailableError(
       `Moving ${row.base_ref} to the merge of change request #${row.number} failed (${failure instanceof Error ? failure.message : String(failure)}), ` +
-        `and the repository cannot be read to tell whether the merge landed; svc records the outcome when it next starts. Check ${row.base_ref} upstream before merging again.`,
+        `and the repository cannot be read to tell whether the merge landed. svc settles it from ${row.base_ref} when it next starts, or when this CR is merged again ${Math.round(ABANDONED_INTENT_MS / 60_000)} minutes from now.`,
       { cause: failure },
     );
   }
@@ -198,6 +207,24 @@ async function prepare(repo: ProjectRepository, row: ChangeRequestRow, options: 
   }
 }
 
+/**
+ * An earlier merge of the CR whose outcome was never recorded (its push failed in a way that left it
+ * unknown, and nothing has settled it since) is settled from base before this one is computed: when it
+ * landed, the CR is merged by it, and that is the answer. One still under way is 409.
+ */
+async function settleAbandonedMerge(ctx: ActorContext, repo: ProjectRepository, row: ChangeRequestRow): Promise<MergeOutcome | undefined> {
+  const earlier = await ctx.db.selectFrom('merge_intents').selectAll().where('cr_id', '=', row.id).executeTakeFirst();
+  if (!earlier) return undefined;
+  if (Date.now() - Date.parse(String(earlier.created_at)) <= ABANDONED_INTENT_MS) throw mergeUnderWay(row);
+  const settled = await settleMergeIntent(ctx, repo, earlier);
+  if (!settled.landed) return undefined;
+  return { row: settled.row, mergeCommitSha: earlier.merge_commit_sha, fastForward: Boolean(earlier.fast_forward) };
+}
+
+function mergeUnderWay(row: ChangeRequestRow): AppError {
+  return conflict(`Change request #${row.number} is being merged by another request right now; check it again in a moment.`);
+}
+
 async function writeIntent(
   ctx: ActorContext,
   row: ChangeRequestRow,
@@ -219,7 +246,7 @@ async function writeIntent(
       })
       .execute();
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(`Change request #${row.number} is being merged by another request right now; check it again in a moment.`);
+    if (isUniqueViolation(error)) throw mergeUnderWay(row);
     throw error;
   }
 }
