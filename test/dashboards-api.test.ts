@@ -73,6 +73,9 @@ describe(`dashboard publishing API on ${testDialect}`, () => {
     const etag = before.headers.get('etag') ?? '';
     expect(etag).toMatch(/^"1\.[0-9a-z]+"$/);
     expect((await svc.request('GET', '/api/dashboards/reborn', { headers: { 'if-none-match': etag } })).status).toBe(304);
+    for (const listed of [`"0.abc", ${etag}`, `W/${etag}`, '*']) {
+      expect((await svc.request('GET', '/api/dashboards/reborn', { headers: { 'if-none-match': listed } })).status, listed).toBe(304);
+    }
     expect((await svc.request('GET', '/api/dashboards/reborn/versions/1')).headers.get('etag')).toBe(etag);
 
     expect((await svc.request('DELETE', '/api/dashboards/reborn')).status).toBe(204);

@@ -8,6 +8,7 @@ import { requirePublish } from './access.js';
 import type { ExpectedVersion } from './publish-dashboard.js';
 import { versionEtag } from './version-etag.js';
 import { authenticate } from '../server/authenticate.js';
+import { etagMatches } from '../server/etag.js';
 import { errorResponses } from '../server/http-schemas.js';
 import { checkDashboard, type DashboardDrawer } from './check-dashboard.js';
 import { publishDashboard } from './publish-dashboard.js';
@@ -156,7 +157,7 @@ export function dashboardRoutes(app: FastifyInstance, services: Services, drawer
       const ctx = await authenticate(services, request);
       const doc = await getDashboard(ctx, request.params.slug);
       const etag = versionEtag(doc.version, doc.publishedAt);
-      if (request.headers['if-none-match'] === etag) return reply.code(304).header('etag', etag).send(null);
+      if (etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).header('etag', etag).send(null);
       return reply.header('etag', etag).type('application/json; charset=utf-8').serializer((payload: string) => payload).send(documentJson(doc));
     },
   );
