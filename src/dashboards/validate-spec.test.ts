@@ -248,6 +248,28 @@ describe('chart.option', () => {
     expect(result.issues[0]?.message).toContain('too large to list every problem');
   });
 
+  it('lists every problem of a huge block outside its large properties', () => {
+    const source = Array.from({ length: 40_000 }, (_, index) => [`row ${index}`, index]);
+    const block = { type: 'chart', kind: 'bogus', height: 5, unit: 'u'.repeat(20), option: { dataset: { source } } };
+    const result = validateDashboardSpec({ slug: 'huge', title: 'Huge', sections: [{ blocks: [block] }] });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues.map((issue) => issue.path).sort()).toEqual(['/sections/0/blocks/0/height', '/sections/0/blocks/0/kind', '/sections/0/blocks/0/unit']);
+    expect(result.total).toBe(3);
+    expect(result.issues.every((issue) => !issue.message.includes('too large'))).toBe(true);
+
+    // With a problem inside the large property too, the first one there is listed as well, and marked.
+    const withBadSeries = { ...block, series: [{ name: 's', data: Array.from({ length: 40_000 }, () => 'not a number') }] };
+    const both = validateDashboardSpec({ slug: 'huge', title: 'Huge', sections: [{ blocks: [withBadSeries] }] });
+    expect(both.ok).toBe(false);
+    if (both.ok) return;
+    expect(both.issues.filter((issue) => !issue.message.includes('too large')).map((issue) => issue.path).sort()).toEqual([
+      '/sections/0/blocks/0/height',
+      '/sections/0/blocks/0/kind',
+      '/sections/0/blocks/0/unit',
+    ]);
+  });
+
   it('stops at the limit on a cyclic object instead of recursing forever', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;

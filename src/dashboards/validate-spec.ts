@@ -95,11 +95,14 @@ const blockPiece = compilePiece({ ...blockSchema, $defs: blockDefinitions });
 const tableWithoutRowsPiece = compilePiece(withPropertyUnchecked(blockSchemas.table, 'rows'));
 const tableRowPiece = compilePiece(tableRowSchema);
 
+/** Properties with more JSON values than this are left out when the rest of a large piece is listed. */
+const LARGE_PROPERTY_VALUES = 10_000;
+
 /** `unchecked` names the property whose items are checked as pieces of their own. */
 function checkPiece(piece: PieceValidator, value: unknown, path: string, collector: IssueCollector, unchecked?: string): void {
   if (piece.first(value)) return;
   if (hasMoreValuesThan(value, LARGE_PIECE_VALUES, unchecked)) {
-    collector.add(path, piece.first.errors, { onlyFirst: true });
+    checkLargePiece(piece, value, path, collector, unchecked);
     return;
   }
   try {
@@ -111,6 +114,29 @@ function checkPiece(piece: PieceValidator, value: unknown, path: string, collect
     return;
   }
   collector.add(path, piece.all.errors);
+}
+
+/**
+ * A large piece that failed: every problem outside its large properties (a chart's `kind`, `height`,
+ * `unit` beside a `series` of a million points), listed from the piece without them; then the first
+ * problem inside them, if that is where the piece first failed, marked as the only one listed there.
+ */
+function checkLargePiece(piece: PieceValidator, value: unknown, path: string, collector: IssueCollector, unchecked: string | undefined): void {
+  const firstError = piece.first.errors?.[0];
+  const large = isPlainObject(value) ? Object.keys(value).filter((key) => key !== unchecked && hasMoreValuesThan(value[key], LARGE_PROPERTY_VALUES)) : [];
+  if (!isPlainObject(value) || large.length === 0) {
+    collector.add(path, piece.first.errors, { onlyFirst: true });
+    return;
+  }
+  const rest: Record<string, unknown> = { ...value };
+  for (const key of large) delete rest[key];
+  const leftOut = new Set(large);
+  if (!piece.all(rest)) {
+    const missingOnlyHere = (error: AjvError) => error.keyword === 'required' && error.instancePath === '' && leftOut.has(String(error.params.missingProperty));
+    collector.add(path, (piece.all.errors ?? []).filter((error) => !missingOnlyHere(error)));
+  }
+  const inLargeProperty = (error: AjvError) => large.some((key) => error.instancePath === `/${escapePointerToken(key)}` || error.instancePath.startsWith(`/${escapePointerToken(key)}/`));
+  if (firstError && inLargeProperty(firstError)) collector.add(path, [firstError], { onlyFirst: true });
 }
 
 function checkBlock(block: unknown, path: string, collector: IssueCollector, mayBeLarge: boolean): void {
