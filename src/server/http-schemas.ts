@@ -26,7 +26,13 @@ export const Uuid = Type.String({ format: 'uuid' });
 export const Timestamp = Type.String({ format: 'date-time' });
 
 interface OpenApiOperation {
-  requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: unknown[] } }> };
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> };
+}
+
+/** An object schema with no required property: `{}` satisfies it, so its body may be left out. */
+export function requiresNothing(schema: unknown): boolean {
+  const required = (schema as { required?: unknown } | undefined)?.required;
+  return !Array.isArray(required) || required.length === 0;
 }
 
 /**
@@ -38,7 +44,7 @@ export function markOptionalBodies<T extends { paths?: object }>(openapi: T): T 
     for (const operation of Object.values(operations ?? {})) {
       const body = operation?.requestBody;
       const schemas = Object.values(body?.content ?? {});
-      if (body && schemas.length > 0 && schemas.every(({ schema }) => !Array.isArray(schema?.required) || schema.required.length === 0)) body.required = false;
+      if (body && schemas.length > 0 && schemas.every(({ schema }) => requiresNothing(schema))) body.required = false;
     }
   }
   return openapi;

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, MAX_ISSUES, validationFailed } from '../errors.js';
 import { nulCharacterIssues, parseJsonBytes, withoutByteOrderMark } from '../json-document.js';
+import { requiresNothing } from './http-schemas.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -21,8 +22,8 @@ const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
  * since many HTTP clients send `Content-Type: application/json` on every request.
  */
 export function bodyIsOptional(request: FastifyRequest): boolean {
-  const schema = request.routeOptions.schema?.body as { required?: unknown[] } | undefined;
-  return !schema || !Array.isArray(schema.required) || schema.required.length === 0;
+  const schema = request.routeOptions.schema?.body;
+  return !schema || requiresNothing(schema);
 }
 
 /** JSON bodies are read as bytes and parsed by parseJsonBytes (UTF-8 and prototype-poisoning checks). */

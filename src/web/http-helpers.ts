@@ -1,14 +1,9 @@
 /** Small HTTP decisions shared by the web pages. */
+import Negotiator from 'negotiator';
 
 /** Whether an Accept-Encoding header takes gzip (listed, or `*`, with a non-zero quality). */
 export function acceptsGzip(header: string | undefined): boolean {
-  if (!header) return false;
-  return header.split(',').some((part) => {
-    const [name = '', ...parameters] = part.split(';').map((piece) => piece.trim().toLowerCase());
-    if (name !== 'gzip' && name !== '*') return false;
-    const quality = parameters.find((parameter) => parameter.startsWith('q='));
-    return quality === undefined || Number(quality.slice(2)) > 0;
-  });
+  return new Negotiator({ headers: { 'accept-encoding': header } }).encodings(['gzip']).includes('gzip');
 }
 
 const MAX_NEXT_LENGTH = 2000;
