@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { planDashboardPage } from '../../web/dashboard-page.js';
-import { estimatedDrawCost, type ChartJob } from './chart-drawing.js';
+import { chartJob, estimatedDrawCost, type ChartJob } from './chart-drawing.js';
 
 const gallery = fs.readFileSync(new URL('../../../examples/dashboards/engineering-health.json', import.meta.url), 'utf8');
 const jobs = planDashboardPage(gallery, { version: 1, updatedAt: '2024-05-03T09:00:00.000Z', view: 'screen' }).charts.jobs;
@@ -30,5 +30,24 @@ describe('estimatedDrawCost', () => {
     const moreData = { ...line, block: { ...line.block, series: series.map((one) => ({ ...one, data: [...one.data, ...one.data, ...one.data] })) } };
     expect(estimatedDrawCost(moreData)).toBeGreaterThan(estimatedDrawCost(line));
     expect(estimatedDrawCost({ ...line, width: line.width * 2 })).toBeGreaterThan(estimatedDrawCost(line));
+  });
+});
+
+describe('chartJob', () => {
+  const line = jobs.find((job) => job.figure === 'chart' && job.block.kind === 'line');
+  if (line?.figure !== 'chart') throw new Error('the gallery has a line chart');
+
+  it('is cached under the same key when only what surrounds the drawing changes (title, caption, span)', () => {
+    const moved = chartJob({ figure: 'chart', block: { ...line.block, title: 'Renamed', caption: 'A new caption', span: 6 }, width: line.width, height: line.height });
+    expect(moved.key).toBe(line.key);
+  });
+
+  it('gets another key for other data, another kind or another size', () => {
+    const series = line.block.series ?? [];
+    const otherData = chartJob({ figure: 'chart', block: { ...line.block, series: series.map((one) => ({ ...one, data: one.data.map((value) => (typeof value === 'number' ? value + 1 : value)) })) }, width: line.width, height: line.height });
+    const otherKind = chartJob({ figure: 'chart', block: { ...line.block, kind: 'area' }, width: line.width, height: line.height });
+    const otherSize = chartJob({ figure: 'chart', block: line.block, width: line.width - 1, height: line.height });
+    const keys = new Set([line.key, otherData.key, otherKind.key, otherSize.key]);
+    expect(keys.size).toBe(4);
   });
 });

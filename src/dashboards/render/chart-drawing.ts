@@ -23,8 +23,13 @@ export type ChartFigureJob =
 /** A drawing to make, with the key it is cached by (everything it depends on, hashed). */
 export type ChartJob = ChartFigureJob & { key: string };
 
+/**
+ * Keyed by the ECharts option and the size, which are all a drawing depends on, rather than by the
+ * block: a chart retitled, moved or given a note is not drawn again, nor is the same chart on another
+ * dashboard.
+ */
 export function chartJob(figureJob: ChartFigureJob): ChartJob {
-  return { ...figureJob, key: ChartCache.key([figureJob.figure, figureJob.block, figureJob.width, figureJob.height]) };
+  return { ...figureJob, key: ChartCache.key([jobOption(figureJob), figureJob.width, figureJob.height]) };
 }
 
 /** The ECharts option a drawing is made from: generated from its block, the block's own `option` merged over it. */
