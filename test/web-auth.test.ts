@@ -69,7 +69,7 @@ describe(`web sign-in on ${testDialect}`, () => {
       expect(response.text).not.toContain('evil.example');
     }
     const quoted = await page(`/login?next=${encodeURIComponent('/d/"><script>alert(1)</script>')}`);
-    expect(quoted.text).toContain('value="/d/&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"');
+    expect(quoted.text).toContain('value="/d/%22%3E%3Cscript%3Ealert(1)%3C/script%3E"');
     expect(quoted.text).not.toContain('<script>alert(1)');
   });
 
@@ -96,6 +96,17 @@ describe(`web sign-in on ${testDialect}`, () => {
     expect(rows.some((row) => row.id_hash === secret)).toBe(false);
     const expiry = rows.find((row) => row.id_hash === hashToken(secret))?.expires_at ?? '';
     expect(Date.parse(expiry) - Date.now()).toBeGreaterThan(29 * 24 * 3600 * 1000);
+  });
+
+  it('redirects to a next path outside Latin-1 percent-encoded, as a path on this site', async () => {
+    const signedIn = await page('/login', { method: 'POST', form: { name: 'grace', password: 'correct horse battery', next: '/。evil.example/é?q=ü' } });
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get('location')).toBe('/%E3%80%82evil.example/%C3%A9?q=%C3%BC');
+    const again = await page(`/login?next=${encodeURIComponent('/d/weekly?by=négligé')}`, { cookie: sessionCookie(signedIn) });
+    expect(again.status).toBe(303);
+    expect(again.headers.get('location')).toBe('/d/weekly?by=n%C3%A9glig%C3%A9');
+    const dotted = await page(`/login?next=${encodeURIComponent('/d/../login')}`, { cookie: sessionCookie(signedIn) });
+    expect(dotted.headers.get('location')).toBe('/d');
   });
 
   it('refuses a wrong password or an unknown user with the same message', async () => {

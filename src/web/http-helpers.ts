@@ -8,16 +8,28 @@ export function acceptsGzip(header: string | undefined): boolean {
 
 const MAX_NEXT_LENGTH = 2000;
 
+const THIS_SITE = 'http://svc.invalid';
+
 /**
  * The `next` parameter of /login, accepted only as a path on this site: it must start with one slash
  * (not `//host` or `/\host`, which browsers treat as another origin) and hold no control characters.
+ * It comes back percent-encoded as a URL parser writes it: a Location header takes only Latin-1, and
+ * `/。evil.com` is a path on this site, not a host.
  */
 export function safeNextPath(value: unknown, fallback = '/d'): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_NEXT_LENGTH) return fallback;
   if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return fallback;
   if (/[\u0000-\u001f\u007f\\]/.test(value)) return fallback;
-  if (/^\/(?:login|logout)(?:[/?#]|$)/.test(value)) return fallback;
-  return value;
+  let url: URL;
+  try {
+    url = new URL(value, THIS_SITE);
+  } catch {
+    return fallback;
+  }
+  if (url.origin !== THIS_SITE) return fallback;
+  const path = url.pathname + url.search + url.hash;
+  if (/^\/(?:login|logout)(?:[/?#]|$)/.test(path) || path.length > MAX_NEXT_LENGTH) return fallback;
+  return path;
 }
 
 /** A query flag such as `?print=1` or `?kiosk=true`: on only when spelled `1` or `true`. */
