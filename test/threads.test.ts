@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildLargeTableSpec } from '../src/dashboards/fixtures/specs.js';
 import { validBlocks } from '../src/dashboards/fixtures/valid-blocks.js';
+import { otherAccount, type AccountClient } from './support/other-account.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
 interface PageResponse {
@@ -9,12 +10,14 @@ interface PageResponse {
   text: string;
 }
 
-async function get(server: TestServer, path: string): Promise<PageResponse> {
+type Client = AccountClient;
+
+async function get(server: Client, path: string): Promise<PageResponse> {
   const response = await fetch(server.url + path, { headers: { authorization: `Bearer ${server.adminToken}` } });
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
-async function publish(server: TestServer, spec: unknown): Promise<number> {
+async function publish(server: Client, spec: unknown): Promise<number> {
   const response = await server.request('POST', '/api/dashboards', { body: spec });
   if (response.status !== 200 && response.status !== 201) throw new Error(`publish failed: ${response.status} ${response.text}`);
   return response.body.version as number;
@@ -26,7 +29,8 @@ function chartDashboard(slug: string, title: string): unknown {
 
 /** A chart block whose `option` asks ECharts for 300,000 points: seconds of drawing and megabytes of SVG. */
 function heavyChart(title: string): Record<string, unknown> {
-  const data = Array.from({ length: 300_000 }, (_, index) => [index, (index * 7919) % 1000]);
+  // Its own points per title: two heavy charts with the same option would be one drawing.
+  const data = Array.from({ length: 300_000 }, (_, index) => [index, (index * 7919 + title.length) % 1000]);
   return { ...validBlocks.chart, title, kind: 'scatter', option: { xAxis: { type: 'value', boundaryGap: ['0%', '0%'] }, series: [{ type: 'scatter', data }] } };
 }
 
@@ -132,12 +136,29 @@ describe(`dashboard pages drawn on render threads on ${testDialect}`, () => {
     await publish(svc, chartDashboard('threaded', 'Threaded'));
     const first = await get(svc, '/d/threaded');
     expect(first.status).toBe(200);
-    expect(first.headers.get('server-timing')).toMatch(/^page;desc="drawn";dur=\d+(?:\.\d)?$/);
+    expect(first.headers.get('server-timing')).toMatch(/^page;desc="drawn";dur=\d+(?:\.\d)?, charts;desc="[12] drawn, 0 reused"$/);
     expect(first.text).toContain('Threaded chart');
     expect(first.text).toContain('<svg');
     const second = await get(svc, '/d/threaded');
     expect(second.headers.get('server-timing')).toBe('page;desc="cached"');
     expect(second.text).toBe(first.text);
+  });
+
+  it('reuses drawings within an account only: a retitled chart is not drawn again, the same chart in another account is', async () => {
+    const chartsOf = (page: PageResponse) => /charts;desc="(\d+) drawn, (\d+) reused"/.exec(page.headers.get('server-timing') ?? '')?.slice(1).map(Number);
+    const dashboard = (slug: string, title: string) => ({ slug, title, sections: [{ blocks: [{ ...validBlocks.chart, title, series: [{ name: 'Reused', data: [7, 3, 9, 1] }] }] }] });
+    await publish(svc, dashboard('reused', 'Reused'));
+    const [drawn = 0, reused] = chartsOf(await get(svc, '/d/reused')) ?? [];
+    expect(drawn).toBeGreaterThan(0);
+    expect(reused).toBe(0);
+    await publish(svc, dashboard('reused-retitled', 'Retitled'));
+    const retitled = await get(svc, '/d/reused-retitled');
+    expect(retitled.text).toContain('Retitled');
+    expect(chartsOf(retitled)).toEqual([0, drawn]);
+
+    const other = await otherAccount(svc, 'reuse-other');
+    await publish(other, dashboard('reused', 'Reused'));
+    expect(chartsOf(await get(other, '/d/reused'))).toEqual([drawn, 0]);
   });
 
   it('pre-renders the version that stays after a burst of publishes, so its first visitor gets a drawn page', async () => {

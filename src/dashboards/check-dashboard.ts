@@ -18,9 +18,12 @@ export interface DrawingCheck {
   total: number;
 }
 
-/** Lays a valid spec's page out and draws its charts (the page renderer, on its render threads). */
+/**
+ * Lays a valid spec's page out and draws its charts (the page renderer, on its render threads), reusing
+ * drawings only within `cacheScope` (the account).
+ */
 export interface DashboardDrawer {
-  checkDrawings(specText: string): Promise<DrawingCheck>;
+  checkDrawings(specText: string, cacheScope: string): Promise<DrawingCheck>;
 }
 
 export interface CheckResult extends DrawingCheck {
@@ -31,6 +34,6 @@ export async function checkDashboard(ctx: ActorContext, body: Buffer, drawer: Da
   // The same right as publishing: the check is its first half, and drawing costs the server CPU.
   requirePublish(ctx, 'check dashboards');
   const spec = await requireValidSpec(ctx, body, 'check');
-  const drawn = await drawer.checkDrawings(spec.text);
+  const drawn = await drawer.checkDrawings(spec.text, ctx.actor.accountId);
   return { slug: spec.slug, charts: drawn.charts, problems: drawn.problems, total: drawn.total };
 }

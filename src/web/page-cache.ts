@@ -3,11 +3,15 @@
  * published, so an entry is never stale: a new version or a deleted dashboard simply stops being asked
  * for, and the least recently used entries go once the cache holds more bytes than its budget.
  */
+import type { ChartTally } from './page-renderer.js';
+
 export interface CachedPage {
   etag: string;
   csp: string;
   body: Buffer;
   gzip: Buffer;
+  /** How many of its charts were drawn for it, and how many were drawn before (for Server-Timing). */
+  charts: ChartTally;
 }
 
 export class PageCache {

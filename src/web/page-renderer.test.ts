@@ -48,17 +48,17 @@ describe('pages rendered on two render threads', () => {
     ['a page with the same chart twice', twice],
   ])('are byte for byte the page drawn in one thread: %s', async (_name, specText) => {
     const expected = renderDashboardPage(specText, META);
-    const page = await renderer.render(specText, META);
+    const page = await renderer.render(specText, META, 'account');
     expect(page.body.toString('utf8')).toBe(expected.html);
     expect(gunzipSync(page.gzip).equals(page.body)).toBe(true);
     expect(page.csp).toBe(expected.csp);
     // Again, with every drawing now cached in the renderer.
-    const cached = await renderer.render(specText, META);
+    const cached = await renderer.render(specText, META, 'account');
     expect(cached.body.toString('utf8')).toBe(expected.html);
   });
 
   it('puts each drawing in its place, once per place, with ids of its own', async () => {
-    const html = (await renderer.render(twice, META)).body.toString('utf8');
+    const html = (await renderer.render(twice, META, 'account')).body.toString('utf8');
     expect(html).toContain('&lt;!--svc-chart abc 0--&gt;');
     expect(html).not.toMatch(/<!--svc-chart/);
     expect(html.match(/<div class="chart-svg v-wide"><svg/g)).toHaveLength(2);
@@ -74,10 +74,10 @@ describe('pages rendered on two render threads', () => {
     const warming = new PageRenderer({ threads: 2, timeoutMs: 20_000, warmupRounds: 1 });
     try {
       warming.warmUp();
-      const page = await warming.render(twice, META);
+      const page = await warming.render(twice, META, 'account');
       expect(page.body.toString('utf8')).toBe(renderDashboardPage(twice, META).html);
       await warming.warmedUp;
-      const after = await warming.render(withBrokenChart, META);
+      const after = await warming.render(withBrokenChart, META, 'account');
       expect(after.body.toString('utf8')).toBe(renderDashboardPage(withBrokenChart, META).html);
     } finally {
       await warming.close();
@@ -85,7 +85,7 @@ describe('pages rendered on two render threads', () => {
   });
 
   it('shows why a chart was not drawn in its place, and draws the others', async () => {
-    const html = (await renderer.render(withBrokenChart, META)).body.toString('utf8');
+    const html = (await renderer.render(withBrokenChart, META, 'account')).body.toString('utf8');
     const figures = [...html.matchAll(/<figure class="chart [^"]*">([\s\S]*?)<\/figure>/g)].map((match) => match[1] ?? '');
     expect(figures).toHaveLength(3);
     expect(figures[0]).toContain('<svg');

@@ -7,7 +7,8 @@
  * A page is rendered in three kinds of job: one thread lays it out, leaving a marker for each chart;
  * its drawings are spread over all the threads, so a page of twenty charts takes about a twentieth of
  * their time on twenty cores; and one thread puts the drawings in place and compresses the page.
- * Drawings are cached here, by what they are drawn from, for every thread. A drawing that runs past
+ * Drawings are cached here, by what they are drawn from, for every thread, and shared only within an
+ * account. A drawing that runs past
  * the time limit is stopped and its chart shows why, as do the charts whose turn comes after the page
  * has used up that limit; the rest of the page is unaffected. Laying out or finishing a page past the
  * limit stops it with 503 RENDER_TIMEOUT.
@@ -21,25 +22,27 @@
 import { gzipSync } from 'node:zlib';
 import { ChartCache } from '../dashboards/render/chart-cache.js';
 import type { DashboardDrawer, DrawingCheck } from '../dashboards/check-dashboard.js';
-import { drawChartJob, drawChartJobsHere, estimatedDrawCost, type ChartJob } from '../dashboards/render/chart-drawing.js';
+import { drawChartJob, estimatedDrawCost, type ChartJob } from '../dashboards/render/chart-drawing.js';
 import { chartBlockCount, drawingProblems, fillCharts, type ChartPlan } from '../dashboards/render/chart-slots.js';
 import type { ChartRender } from '../dashboards/render/echarts-ssr.js';
 import { planDashboard } from '../dashboards/render/render-dashboard.js';
 import type { DashboardSpec } from '../dashboards/spec-schema.js';
 import { AppError, MAX_ISSUES, type Issue } from '../errors.js';
 import { ThreadPool, type JobPriority } from '../thread-pool.js';
-import { planDashboardPage, renderDashboardPage, type PageMeta } from './dashboard-page.js';
+import { planDashboardPage, type PageMeta } from './dashboard-page.js';
 import { WARMUP_JOBS } from './render-warmup.js';
 
 export interface RenderedPage {
   csp: string;
   body: Buffer;
   gzip: Buffer;
+  charts: ChartTally;
 }
 
-export interface RenderInput {
-  specText: string;
-  meta: PageMeta;
+/** A page's drawings: made for it, or taken from earlier pages of the same account. */
+export interface ChartTally {
+  drawn: number;
+  reused: number;
 }
 
 /** What a render thread sends back: a structured clone turns Buffers into plain byte arrays. */
@@ -64,6 +67,10 @@ export interface PageRendererOptions {
 }
 
 const RENDER_THREAD_YOUNG_GENERATION_MB = 64;
+
+function scopedKey(cacheScope: string, job: ChartJob): string {
+  return `${cacheScope}\u0000${job.key}`;
+}
 
 function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -90,12 +97,6 @@ export type RenderJobResult =
 function compressed(html: string, csp: string): RenderOutput {
   const body = Buffer.from(html, 'utf8');
   return { csp, body, gzip: gzipSync(body, { level: 6 }) };
-}
-
-/** A page drawn whole in this thread, and its gzip made once (with `threads: 0`). */
-export function renderCompressedPage({ specText, meta }: RenderInput): RenderOutput {
-  const page = renderDashboardPage(specText, meta);
-  return compressed(page.html, page.csp);
 }
 
 /** A render thread's handler. */
@@ -177,17 +178,49 @@ export class PageRenderer implements DashboardDrawer {
         : undefined;
   }
 
-  async render(specText: string, meta: PageMeta, priority: RenderPriority = 'visitor'): Promise<RenderedPage> {
-    const output = this.pool ? await this.renderOnThreads(this.pool, specText, meta, priority === 'visitor' ? 'high' : 'low') : renderCompressedPage({ specText, meta });
-    return { csp: output.csp, body: asBuffer(output.body), gzip: asBuffer(output.gzip) };
+  /**
+   * `cacheScope` names whose drawings these are (the account): drawings are reused only within it, or
+   * how fast a page or a check comes back would tell one account what another has drawn.
+   */
+  async render(specText: string, meta: PageMeta, cacheScope: string, priority: RenderPriority = 'visitor'): Promise<RenderedPage> {
+    const charts: ChartTally = { drawn: 0, reused: 0 };
+    const output = this.pool ? await this.renderOnThreads(this.pool, specText, meta, cacheScope, charts, priority === 'visitor' ? 'high' : 'low') : this.renderHere(specText, meta, cacheScope, charts);
+    return { csp: output.csp, body: asBuffer(output.body), gzip: asBuffer(output.gzip), charts };
   }
 
-  private async renderOnThreads(pool: ThreadPool<RenderJob, RenderJobResult>, specText: string, meta: PageMeta, priority: JobPriority): Promise<RenderOutput> {
+  private renderHere(specText: string, meta: PageMeta, cacheScope: string, tally: ChartTally): RenderOutput {
+    const planned = planDashboardPage(specText, meta);
+    return compressed(fillCharts(planned.html, planned.charts, this.drawHere(planned.charts.jobs, cacheScope, tally)), planned.csp);
+  }
+
+  private drawHere(jobs: readonly ChartJob[], cacheScope: string, tally: ChartTally): ChartRender[] {
+    return jobs.map((job): ChartRender => {
+      const key = scopedKey(cacheScope, job);
+      const cached = this.charts.get(key);
+      if (cached !== undefined) {
+        tally.reused += 1;
+        return { ok: true, svg: cached };
+      }
+      tally.drawn += 1;
+      const drawn = drawChartJob(job);
+      if (drawn.ok) this.charts.set(key, drawn.svg);
+      return drawn;
+    });
+  }
+
+  private async renderOnThreads(
+    pool: ThreadPool<RenderJob, RenderJobResult>,
+    specText: string,
+    meta: PageMeta,
+    cacheScope: string,
+    tally: ChartTally,
+    priority: JobPriority,
+  ): Promise<RenderOutput> {
     const deadline = performance.now() + this.options.timeoutMs;
     const planned = await pool.run({ op: 'plan', specText, meta }, priority);
     if (planned.op === 'page') return planned.page;
     if (planned.op !== 'planned') throw unexpected(planned, 'plan');
-    const drawings = await this.draw(pool, planned.charts.jobs, priority, deadline);
+    const drawings = await this.draw(pool, planned.charts.jobs, cacheScope, tally, priority, deadline);
     const finished = await pool.run({ op: 'finish', html: planned.html, csp: planned.csp, charts: planned.charts, drawings }, priority);
     if (finished.op !== 'page') throw unexpected(finished, 'finish');
     return finished.page;
@@ -197,13 +230,14 @@ export class PageRenderer implements DashboardDrawer {
    * What a dashboard's page would show differently from its spec, without making the page: its
    * drawings are made (and cached, for the page once it is published) as a visitor's would be.
    */
-  async checkDrawings(specText: string): Promise<DrawingCheck> {
+  async checkDrawings(specText: string, cacheScope: string): Promise<DrawingCheck> {
     // Whoever checks a dashboard is about to publish it and open its page.
     this.warmUp();
     const surveyed = this.pool ? await this.pool.run({ op: 'survey', specText }, 'high') : runRenderJob({ op: 'survey', specText });
     if (surveyed.op !== 'surveyed') throw unexpected(surveyed, 'survey');
     const { charts, problems, problemTotal } = surveyed;
-    const drawings = this.pool ? await this.draw(this.pool, charts.jobs, 'high', performance.now() + this.options.timeoutMs) : drawChartJobsHere(charts.jobs);
+    const tally: ChartTally = { drawn: 0, reused: 0 };
+    const drawings = this.pool ? await this.draw(this.pool, charts.jobs, cacheScope, tally, 'high', performance.now() + this.options.timeoutMs) : this.drawHere(charts.jobs, cacheScope, tally);
     const failedDrawings = drawingProblems(charts, drawings);
     return {
       charts: chartBlockCount(charts),
@@ -217,14 +251,23 @@ export class PageRenderer implements DashboardDrawer {
    * threads finish together. A page keeps at most one drawing per thread under way, so pages opened
    * together share the threads instead of the later one waiting for all of the earlier one's charts.
    */
-  private async draw(pool: ThreadPool<RenderJob, RenderJobResult>, jobs: readonly ChartJob[], priority: JobPriority, deadline: number): Promise<ChartRender[]> {
+  private async draw(
+    pool: ThreadPool<RenderJob, RenderJobResult>,
+    jobs: readonly ChartJob[],
+    cacheScope: string,
+    tally: ChartTally,
+    priority: JobPriority,
+    deadline: number,
+  ): Promise<ChartRender[]> {
     const drawings: ChartRender[] = [];
     const missing: number[] = [];
     jobs.forEach((job, index) => {
-      const svg = this.charts.get(job.key);
+      const svg = this.charts.get(scopedKey(cacheScope, job));
       if (svg === undefined) missing.push(index);
       else drawings[index] = { ok: true, svg };
     });
+    tally.drawn += missing.length;
+    tally.reused += jobs.length - missing.length;
     const costs = jobs.map(estimatedDrawCost);
     missing.sort((a, b) => (costs[b] ?? 0) - (costs[a] ?? 0));
     let next = 0;
@@ -235,18 +278,18 @@ export class PageRenderer implements DashboardDrawer {
           drawings[index] = { ok: false, reason: `the page had used its ${seconds(this.options.timeoutMs)} s for drawing on other charts before this one's turn.` };
           continue;
         }
-        drawings[index] = await this.drawOne(pool, job, priority);
+        drawings[index] = await this.drawOne(pool, job, cacheScope, priority);
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.threads, missing.length) }, drawNext));
     return drawings;
   }
 
-  private async drawOne(pool: ThreadPool<RenderJob, RenderJobResult>, job: ChartJob, priority: JobPriority): Promise<ChartRender> {
+  private async drawOne(pool: ThreadPool<RenderJob, RenderJobResult>, job: ChartJob, cacheScope: string, priority: JobPriority): Promise<ChartRender> {
     try {
       const result = await pool.run({ op: 'draw', job }, priority);
       if (result.op !== 'drawn') throw unexpected(result, 'draw');
-      if (result.drawing.ok) this.charts.set(job.key, result.drawing.svg);
+      if (result.drawing.ok) this.charts.set(scopedKey(cacheScope, job), result.drawing.svg);
       return result.drawing;
     } catch (error) {
       if (error instanceof AppError && error.code === 'RENDER_TIMEOUT') {
