@@ -21,6 +21,10 @@ async function serve(args: string[], env: NodeJS.ProcessEnv = {}, waitFor = /svc
   });
   children.push(child);
   let stderr = '';
+  let stdout = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -30,7 +34,7 @@ async function serve(args: string[], env: NodeJS.ProcessEnv = {}, waitFor = /svc
     child.once('exit', (code) => reject(new Error(`svc serve exited with ${code}: ${stderr}`)));
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, url, dataDir, stderr: () => stderr, exited };
+  return { child, url, dataDir, stderr: () => stderr, stdout: () => stdout, exited };
 }
 
 describe('svc serve', () => {
@@ -59,6 +63,23 @@ describe('svc serve', () => {
     expect(named.stderr()).not.toContain('set SVC_BASE_URL');
     named.child.kill('SIGTERM');
     await named.exited;
+  });
+
+  it('keeps what ECharts says of a hostile chart option out of its log, so a publisher cannot write log lines', async () => {
+    const server = await serve([], { SVC_LOG_LEVEL: 'info' }, /Log the CLI in with/);
+    const token = fs.readFileSync(path.join(server.dataDir, 'admin-token'), 'utf8').trim();
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const forged = '{"level":30,"time":1,"msg":"FORGED: admin signed in"}';
+    const chart = { type: 'chart', series: [{ name: 'a', data: [1, 2] }], option: { series: [{ type: `evil\n${forged}\n` }] } };
+    const published = await fetch(`${server.url}/api/dashboards`, { method: 'POST', headers, body: JSON.stringify({ slug: 'forge', title: 'Forge', sections: [{ blocks: [chart] }] }) });
+    expect(published.status).toBe(201);
+    const page = await fetch(`${server.url}/d/forge`, { headers });
+    expect(page.status).toBe(200);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    // The server's log went to stdout; nothing ECharts printed did.
+    expect(server.stdout()).toContain('"msg":"Server listening at');
+    expect(server.stdout() + server.stderr()).not.toContain('FORGED');
   });
 
   it('runs several workers on one port and stops them all on SIGTERM', async () => {

@@ -84,6 +84,21 @@ describe('pages rendered on two render threads', () => {
     }
   });
 
+  it('ends a thread whose drawing runs past its memory, says so in that chart, and draws the rest on a fresh thread', async () => {
+    const small = new PageRenderer({ threads: 1, timeoutMs: 60_000, threadMemoryMb: 256 });
+    try {
+      // 2,000 bars, each labelled with 3,000 characters broken into lines: gigabytes of drawing.
+      const label = { show: true, formatter: 'many words '.repeat(270), width: 30, overflow: 'break' };
+      const hungry = { ...validBlocks.chart, title: 'Hungry', kind: 'bar', categories: undefined, series: [{ name: 'a', data: [1] }], option: { xAxis: { type: 'category' }, series: [{ type: 'bar', data: Array.from({ length: 2000 }, () => 1), label }] } } as Block;
+      const html = (await small.render(spec([hungry, { ...validBlocks.chart, kind: 'pie', title: 'After', option: undefined }]), META, 'account')).body.toString('utf8');
+      const figures = [...html.matchAll(/<figure class="chart [^"]*">([\s\S]*?)<\/figure>/g)].map((match) => match[1] ?? '');
+      expect(figures[0]).toContain('This chart could not be drawn: drawing it needed more than 256 MB of memory, so it was stopped.');
+      expect(figures[1]).toContain('<svg');
+    } finally {
+      await small.close();
+    }
+  });
+
   it('shows why a chart was not drawn in its place, and draws the others', async () => {
     const html = (await renderer.render(withBrokenChart, META, 'account')).body.toString('utf8');
     const figures = [...html.matchAll(/<figure class="chart [^"]*">([\s\S]*?)<\/figure>/g)].map((match) => match[1] ?? '');

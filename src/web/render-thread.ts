@@ -16,5 +16,11 @@ try {
   // Not permitted here (some containers): drawings run at normal priority.
 }
 
+// ECharts prints warnings about an `option` (an unknown series type, a deprecated property) with the
+// option's own strings in them: in the server's log they would let whoever publishes a dashboard write
+// log lines of their choosing. What matters to the publisher is on the page and in `svc dashboard check`.
+const silent = (): void => undefined;
+for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) console[method] = silent;
+
 const { runRenderJob } = await import('./page-renderer.js');
 serveThread(runRenderJob);

@@ -21,6 +21,11 @@ const MAX_RADAR_AXES = 100;
 const MAX_DRAWN_VALUES = 20_000;
 /** Line and bar series are sampled to about this many values (twice the widest drawing). */
 const SAMPLED_LENGTH = 2_400;
+/**
+ * A chart's own `option` holds at most this much JSON: about 20,000 [x, y] points, as many as a chart
+ * plots from `series`. Data put there is drawn as it is, unsampled.
+ */
+const MAX_OPTION_JSON_BYTES = 512 * 1024;
 
 /**
  * ECharts lays text out with Arial's character widths (there is no font measuring on the server), so
@@ -366,6 +371,12 @@ export function categoryNames(block: ChartBlock): string[] {
 
 /** Why this chart is too much to draw in the time a page has, or null. Pies group their small slices instead. */
 export function tooMuchToDraw(block: ChartBlock): string | null {
+  if (block.option !== undefined) {
+    const bytes = Buffer.byteLength(JSON.stringify(block.option));
+    if (bytes > MAX_OPTION_JSON_BYTES) {
+      return `its \`option\` is ${formatKilobytes(bytes)} of JSON, and a chart's option may be at most ${formatKilobytes(MAX_OPTION_JSON_BYTES)} (about 20,000 points); put the data in \`series\`, which is sampled to fit the chart, or plot fewer points`;
+    }
+  }
   const kind = chartKindOf(block);
   if (drawsSlices(kind)) return null;
   const series = block.series ?? [];
@@ -379,6 +390,10 @@ export function tooMuchToDraw(block: ChartBlock): string | null {
     for (const item of series) drawn += kind === 'scatter' ? item.data.length : Math.min(item.data.length, SAMPLED_LENGTH);
   }
   return drawn > MAX_DRAWN_VALUES ? `it would plot ${formatNumber(drawn)} values, and a chart plots at most ${formatNumber(MAX_DRAWN_VALUES)}` : null;
+}
+
+function formatKilobytes(bytes: number): string {
+  return `${formatNumber(Math.ceil(bytes / 1024))} KB`;
 }
 
 export function chartOption(block: ChartBlock, layout: ChartLayout): Option {

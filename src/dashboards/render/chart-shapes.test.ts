@@ -65,10 +65,26 @@ describe('charts with every shape of data', () => {
     ['a radar with 101 axes', { kind: 'radar', categories: Array.from({ length: 101 }, (_, index) => `c${index}`), series: [{ name: 'a', data: [1] }] }, 'it has 101 axes, and a radar chart draws at most 100'],
     ['201 series', { kind: 'line', series: Array.from({ length: 201 }, (_, index) => ({ name: `s${index}`, data: [index] })) }, 'it has 201 series, and a chart draws at most 200'],
     ['20,001 scatter points', { kind: 'scatter', series: [{ name: 'a', data: Array.from({ length: 20_001 }, (_, index) => index) }] }, 'it would plot 20,001 values, and a chart plots at most 20,000'],
+    [
+      '200,000 points in its own option',
+      { kind: 'scatter', series: [{ name: 'a', data: [1] }], option: { xAxis: { type: 'value' }, series: [{ type: 'scatter', data: Array.from({ length: 200_000 }, (_, index) => [index, index % 1000]) }] } },
+      'its `option` is 2,410 KB of JSON, and a chart&#39;s option may be at most 512 KB (about 20,000 points); put the data in `series`, which is sampled to fit the chart, or plot fewer points',
+    ],
   ] as const)('says why it does not draw %s', (_name, fields, reason) => {
     const html = renderChart({ type: 'chart', ...fields } as ChartBlock);
     expect(html).toContain(`<p>This chart could not be drawn: ${reason}</p>`);
     expect(html).not.toContain('<svg');
+  });
+
+  it('says why it does not draw a small option whose labels come to megabytes of SVG', () => {
+    const label = { show: true, formatter: 'x '.repeat(100), width: 30, overflow: 'break' };
+    const option = { xAxis: { type: 'category' }, series: [{ type: 'bar', data: Array.from({ length: 2000 }, () => 1), label }] };
+    const html = renderChart({ type: 'chart', kind: 'bar', series: [{ name: 'a', data: [1] }], option });
+    const reasons = [...html.matchAll(/<p>This chart could not be drawn: ([^<]*)<\/p>/g)].map((match) => match[1]);
+    // The wide drawing shows every label; the narrow one hides those that overlap, and fits.
+    expect(html).toContain('<div class="chart-error v-wide"');
+    expect(reasons.length).toBeGreaterThan(0);
+    for (const reason of reasons) expect(reason).toMatch(/^its drawing came to \d+ MB of SVG, and a chart may be at most 8 MB; its option asks for too many points, labels or too much text$/);
   });
 
   it.each([

@@ -36,11 +36,28 @@ function tidy(svg: string): string {
     .replace(/^<svg width="\d+" height="\d+"/, '<svg aria-hidden="true" focusable="false" preserveAspectRatio="xMidYMid meet"');
 }
 
+/**
+ * A drawing holds at most this much SVG. A small `option` can still ask for far more (thousands of
+ * labels each repeating a long text), and a page made of such drawings would not fit in a string.
+ */
+export const MAX_SVG_CHARACTERS = 8 * 1024 * 1024;
+
+function megabytes(characters: number): string {
+  return `${Math.ceil(characters / (1024 * 1024))} MB`;
+}
+
 export function renderEChartsSvg(option: Record<string, unknown>, size: ChartSize): ChartRender {
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: size.width, height: size.height });
   try {
     chart.setOption(option);
-    const svg = tidy(chart.renderToSVGString());
+    const drawn = chart.renderToSVGString();
+    if (drawn.length > MAX_SVG_CHARACTERS) {
+      return {
+        ok: false,
+        reason: `its drawing came to ${megabytes(drawn.length)} of SVG, and a chart may be at most ${megabytes(MAX_SVG_CHARACTERS)}; its option asks for too many points, labels or too much text`,
+      };
+    }
+    const svg = tidy(drawn);
     const verdict = checkSvg(svg);
     return verdict.ok ? { ok: true, svg } : { ok: false, reason: `its option produced unsafe SVG (${verdict.reason})` };
   } catch (error) {

@@ -18,10 +18,17 @@ const SAFE_LINK = /^(?:#[-\w]+|data:image\/(?:png|gif|jpeg|webp);base64,[A-Za-z0
 
 export type SvgVerdict = { ok: true } | { ok: false; reason: string };
 
+/**
+ * The character references ECharts writes when it escapes a value. Any other one (`&#114;`, `&lpar;`)
+ * is decoded by the browser after this check has read the value, so `u&#114;l(` would load a URL.
+ */
+const ESCAPE_REFERENCE = /&(?:amp|quot|lt|gt|apos|#39);/g;
+
 function checkAttributes(attributes: string): string | null {
   for (const match of attributes.matchAll(ATTRIBUTE)) {
     const name = (match[1] ?? '').toLowerCase();
     const value = match[2] ?? '';
+    if (value.replace(ESCAPE_REFERENCE, '').includes('&')) return `a character reference in an attribute (${name})`;
     if (name.startsWith('on')) return `an event handler attribute (${name})`;
     if ((name === 'href' || name === 'xlink:href') && !SAFE_LINK.test(value)) return 'a link that is not a data image or http(s)';
     if (name === 'style' && /url\s*\(|expression\s*\(|@import|\\/i.test(value)) return 'a style attribute that loads or escapes';
