@@ -13,7 +13,8 @@ afterEach(() => {
 
 /** Starts `svc serve` as an operator would and waits for its announcement on stderr. */
 async function serve(args: string[], env: NodeJS.ProcessEnv = {}, waitFor = /svc serving on /) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-serve-'));
+  // A directory svc makes itself, as on a first start.
+  const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-serve-')), 'data');
   const child = spawn(process.execPath, [cliBinary, 'serve', '--port', '0', '--data-dir', dataDir, ...args], {
     // The command itself is under test here, on SQLite; the PostgreSQL pass covers the database elsewhere.
     env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_LOG_LEVEL: 'warn', ...env },
@@ -47,6 +48,9 @@ describe('svc serve', () => {
     expect(await health.json()).toEqual({ status: 'ok' });
     const projects = await fetch(`${server.url}/v1/projects`, { headers: { authorization: `Bearer ${token}` } });
     expect(projects.status).toBe(200);
+    // Secrets and token hashes live here: readable by the server's user only.
+    const mode = (file: string) => (fs.statSync(path.join(server.dataDir, file)).mode & 0o777).toString(8);
+    expect([mode('.'), mode('svc.sqlite'), mode('svc.sqlite-wal'), mode('admin-token')]).toEqual(['700', '600', '600', '600']);
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
   });

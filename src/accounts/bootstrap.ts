@@ -72,7 +72,7 @@ export async function bootstrap(services: Services): Promise<BootstrapResult> {
   if (existing) return result;
   const token = generateToken('user');
   await db.insertInto('tokens').values(tokenRow(token, GENERATED_TOKEN_NAME)).execute();
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const tokenFile = path.join(config.dataDir, 'admin-token');
   fs.writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
   fs.chmodSync(tokenFile, 0o600);

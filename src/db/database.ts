@@ -54,9 +54,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     }
     return handle;
   }
-  fs.mkdirSync(options.dataDir, { recursive: true });
+  fs.mkdirSync(options.dataDir, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
   const file = path.join(options.dataDir, 'svc.sqlite');
   const sqlite = new SqliteDatabase(file);
+  keepPrivate(file);
   // WAL lets readers run beside the single writer; NORMAL sync is durable across process crashes.
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
@@ -84,6 +85,24 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     throw error;
   }
   return handle;
+}
+
+const PRIVATE_DIRECTORY_MODE = 0o700;
+const PRIVATE_FILE_MODE = 0o600;
+
+/**
+ * The database holds project secrets and token hashes: readable by the server's user only. SQLite
+ * gives its -wal and -shm files the database file's mode, so the database is made private before
+ * WAL mode creates them; ones an earlier version left readable are made private too.
+ */
+function keepPrivate(file: string): void {
+  for (const one of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      fs.chmodSync(one, PRIVATE_FILE_MODE);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
 }
 
 async function migrate(handle: DatabaseHandle): Promise<void> {
