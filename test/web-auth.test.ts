@@ -122,6 +122,25 @@ describe(`web sign-in on ${testDialect}`, () => {
     expect((await page('/login', { method: 'POST', form: { name: 'admin', password: 'anything at all' } })).status).toBe(401);
   });
 
+  it('blocks a name at one address for 15 minutes after ten wrong passwords, even with the right one', async () => {
+    await svc.request('POST', '/v1/users', { body: { name: 'target', password: 'the right password' } });
+    for (let attempt = 1; attempt <= 10; attempt += 1) {
+      const wrong = await page('/login', { method: 'POST', form: { name: 'target', password: `guess ${attempt}`, next: '/d' } });
+      expect(wrong.status).toBe(401);
+    }
+    const blocked = await page('/login', { method: 'POST', form: { name: 'target', password: 'the right password', next: '/d' } });
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(14 * 60);
+    expect(blocked.text).toContain('Too many failed sign-ins for this name from your address. Try again in 15 minutes, or ask an admin to set a new password.');
+    expect(blocked.headers.getSetCookie().some((cookie) => cookie.startsWith('svc_session='))).toBe(false);
+    // Another name from the same address still signs in, and a success clears its own count.
+    const other = await page('/login', { method: 'POST', form: { name: 'grace', password: 'correct horse battery', next: '/d' } });
+    expect(other.status).toBe(303);
+    // Whatever a form sends as the name is counted, not stored as SQL text it cannot be.
+    const odd = await page('/login', { method: 'POST', form: { name: 'nul\u0000name', password: 'x', next: '/d' } });
+    expect(odd.status).toBe(401);
+  });
+
   it('signs in with a user token (the admin’s, or a member’s)', async () => {
     for (const token of [svc.adminToken, memberToken]) {
       const response = await page('/login', { method: 'POST', form: { token, next: '/d' } });

@@ -12,9 +12,13 @@ import { GroupCommit, separateTransactions, type TransactionRunner } from './tra
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/** The driver under Kysely, for libraries that keep their own table (the sign-in throttle). */
+export type DriverClient = { dialect: 'sqlite'; sqlite: SqliteDatabase.Database } | { dialect: 'postgres'; pool: pg.Pool };
+
 export interface DatabaseHandle {
   db: Kysely<Database>;
   dialect: Dialect;
+  driver: DriverClient;
   /** Runs writes that may share a transaction with others (see transactions.ts). */
   transactions: TransactionRunner;
   close(): Promise<void>;
@@ -45,7 +49,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   if (url && /^postgres(ql)?:\/\//.test(url)) {
     const pool = new pg.Pool({ connectionString: url, types: postgresTypes(), max: 10 });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    const handle: DatabaseHandle = { db, dialect: 'postgres', transactions: separateTransactions(db), close: () => db.destroy() };
+    const handle: DatabaseHandle = { db, dialect: 'postgres', driver: { dialect: 'postgres', pool }, transactions: separateTransactions(db), close: () => db.destroy() };
     try {
       await migrate(handle);
     } catch (error) {
@@ -72,6 +76,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   const handle: DatabaseHandle = {
     db,
     dialect: 'sqlite',
+    driver: { dialect: 'sqlite', sqlite },
     transactions: new GroupCommit(db),
     close: async () => {
       await db.destroy();

@@ -8,6 +8,7 @@ import type { Services } from '../context.js';
 import { changeRequestRoutes } from '../changes/routes.js';
 import { dashboardRoutes } from '../dashboards/routes.js';
 import { PageRenderer } from '../web/page-renderer.js';
+import type { LoginThrottle } from '../web/login-throttle.js';
 import { isWebPagePath, sendErrorPage, webRoutes } from '../web/routes.js';
 import { gitHttpRoutes } from '../git/http-routes.js';
 import { authenticateRequests } from './authenticate.js';
@@ -22,6 +23,7 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 export interface AppOptions {
   logLevel: string;
+  loginThrottle: LoginThrottle;
 }
 
 export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
@@ -90,7 +92,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     gitHttpRoutes(scope, services);
   });
   // Its own scope: the web UI parses forms and cookies and answers with HTML pages, errors included.
-  app.register(async (scope) => webRoutes(scope, services, renderer));
+  app.register(async (scope) => webRoutes(scope, services, renderer, options.loginThrottle));
 
   return app;
 }

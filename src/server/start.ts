@@ -1,3 +1,4 @@
+import { LoginThrottle } from '../web/login-throttle.js';
 import type { FastifyInstance } from 'fastify';
 import { bootstrap, type BootstrapResult } from '../accounts/bootstrap.js';
 import { repairInterruptedMerges } from '../changes/repair-interrupted-merges.js';
@@ -52,7 +53,8 @@ export async function startServer(config: Config, options: StartOptions): Promis
     const startupTasks = options.startupTasks ?? true;
     const boot = startupTasks ? await bootstrap(services) : { accountId: '', adminUserId: '', generatedToken: null, tokenFile: null };
     if (startupTasks) await repairInterruptedMerges(services);
-    const app = await buildApp(services, { logLevel: config.logLevel });
+    const loginThrottle = await LoginThrottle.open(database.driver);
+    const app = await buildApp(services, { logLevel: config.logLevel, loginThrottle });
     try {
       await app.listen({ host: config.host, port: config.port });
     } catch (error) {

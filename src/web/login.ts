@@ -12,6 +12,7 @@ import type { Services } from '../context.js';
 import { escapeAttr, escapeHtml } from '../dashboards/render/escape.js';
 import { AppError } from '../errors.js';
 import { originOf, safeNextPath } from './http-helpers.js';
+import type { LoginThrottle, Refusal } from './login-throttle.js';
 import { renderPage } from './layout.js';
 import { SESSION_COOKIE, SESSION_LIFETIME_SECONDS, createWebSession, deleteWebSession, findWebSession } from './web-sessions.js';
 import { sendPage } from './send-page.js';
@@ -71,7 +72,8 @@ function requireSameOrigin(request: FastifyRequest, baseUrl: string): void {
 }
 
 async function userForPassword(services: Services, name: string, password: string): Promise<{ id: string; accountId: string } | null> {
-  const users = await services.db.selectFrom('users').select(['id', 'account_id', 'password_hash']).where('name', '=', name).execute();
+  // No user name holds a NUL, which PostgreSQL text cannot hold either: such a name is simply unknown.
+  const users = name.includes('\u0000') ? [] : await services.db.selectFrom('users').select(['id', 'account_id', 'password_hash']).where('name', '=', name).execute();
   let found: { id: string; accountId: string } | null = null;
   for (const user of users) {
     if (!found && user.password_hash && (await verifyPassword(password, user.password_hash))) found = { id: user.id, accountId: user.account_id };
@@ -80,11 +82,25 @@ async function userForPassword(services: Services, name: string, password: strin
   return found;
 }
 
+/** The name token sign-ins are counted under (no user name can contain parentheses). */
+const TOKEN_SIGN_IN = '(token)';
+
+function minutes(seconds: number): string {
+  const count = Math.ceil(seconds / 60);
+  return count === 1 ? '1 minute' : `${count} minutes`;
+}
+
+function refusalMessage(refusal: Refusal): string {
+  return refusal.reason === 'address'
+    ? `Too many failed sign-ins from your address. Try again in ${minutes(refusal.retryAfterSeconds)}.`
+    : `Too many failed sign-ins for this name from your address. Try again in ${minutes(refusal.retryAfterSeconds)}, or ask an admin to set a new password.`;
+}
+
 function setSessionCookie(reply: FastifyReply, secret: string, secure: boolean): void {
   reply.setCookie(SESSION_COOKIE, secret, { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: SESSION_LIFETIME_SECONDS });
 }
 
-export function loginRoutes(app: FastifyInstance, services: Services): void {
+export function loginRoutes(app: FastifyInstance, services: Services, throttle: LoginThrottle): void {
   const secureCookies = () => services.config.baseUrl.startsWith('https:');
 
   app.get('/login', { schema: { hide: true } }, async (request, reply) => {
@@ -100,10 +116,18 @@ export function loginRoutes(app: FastifyInstance, services: Services): void {
     const next = safeNextPath(formField(request.body, 'next'));
     const token = formField(request.body, 'token').trim();
     const name = formField(request.body, 'name').trim();
+    // Token failures are counted under one name of their own: a token names no user until it works.
+    const throttled = token ? TOKEN_SIGN_IN : name;
+    const refusal = await throttle.refusal(throttled, request.ip);
+    if (refusal) {
+      reply.header('retry-after', String(refusal.retryAfterSeconds));
+      return sendPage(reply, 429, renderLoginPage({ name, next, ...(token ? { tokenError: refusalMessage(refusal) } : { error: refusalMessage(refusal) }) }));
+    }
     let user: { id: string; accountId: string } | null = null;
     if (token) {
       const principal = await authenticateToken(services.db, token);
       if (!principal || principal.kind !== 'user') {
+        await throttle.failed(throttled, request.ip);
         const tokenError = principal
           ? 'That is a project or sandbox token. Paste a user token (svc_u_…); project tokens work only as an Authorization header.'
           : 'That token is not recognised: it is mistyped, revoked or expired.';
@@ -114,10 +138,12 @@ export function loginRoutes(app: FastifyInstance, services: Services): void {
       const password = formField(request.body, 'password');
       user = name && password ? await userForPassword(services, name, password) : null;
       if (!user) {
+        if (name && password) await throttle.failed(throttled, request.ip);
         const error = name && password ? 'The user name or password is wrong.' : 'Enter your user name and password.';
         return sendPage(reply, 401, renderLoginPage({ name, next, error }));
       }
     }
+    await throttle.succeeded(throttled, request.ip);
     const session = await createWebSession(services.db, user);
     setSessionCookie(reply, session.secret, secureCookies());
     return reply.header('cache-control', 'no-store').redirect(next, 303);

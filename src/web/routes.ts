@@ -14,6 +14,7 @@ import { dashboardPageRoutes } from './dashboards-pages.js';
 import type { PageRenderer } from './page-renderer.js';
 import { renderErrorPage } from './error-page.js';
 import { loginRoutes } from './login.js';
+import type { LoginThrottle } from './login-throttle.js';
 import { sendPage } from './send-page.js';
 
 /** Sign-in forms are a few fields; anything larger is not one. */
@@ -28,7 +29,7 @@ export function sendErrorPage(reply: FastifyReply, error: AppError, url: string)
   return sendPage(reply, error.status, renderErrorPage(error, url.split('#')[0] ?? '/'));
 }
 
-export async function webRoutes(scope: FastifyInstance, services: Services, renderer: PageRenderer): Promise<void> {
+export async function webRoutes(scope: FastifyInstance, services: Services, renderer: PageRenderer, loginThrottle: LoginThrottle): Promise<void> {
   await scope.register(cookie);
   await scope.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
 
@@ -39,6 +40,6 @@ export async function webRoutes(scope: FastifyInstance, services: Services, rend
   });
 
   assetRoutes(scope);
-  loginRoutes(scope, services);
+  loginRoutes(scope, services, loginThrottle);
   dashboardPageRoutes(scope, services, renderer);
 }
