@@ -67,6 +67,18 @@ describe(`dashboard publishing API on ${testDialect}`, () => {
     expect(read.body.spec.title).toBe('Ünïcode ✓ ☃');
   });
 
+  it('lets no shared cache keep an answer, and no browser sniff one as a page', async () => {
+    await svc.request('POST', '/api/dashboards', { body: spec('cached') });
+    const read = await svc.request('GET', '/api/dashboards/cached');
+    expect(read.headers.get('cache-control')).toBe('private, no-cache');
+    expect(read.headers.get('vary')).toContain('Authorization');
+    for (const route of ['/api/dashboards', '/api/dashboards/cached/versions', '/api/dashboards/%3Cb%3Emissing%3C%2Fb%3E', '/v1/projects']) {
+      const response = await svc.request('GET', route);
+      expect(response.headers.get('cache-control'), route).toBe('no-store');
+      expect(response.headers.get('x-content-type-options'), route).toBe('nosniff');
+    }
+  });
+
   it('tags each version by when it was published, so a copy read before a delete matches nothing after it', async () => {
     await svc.request('POST', '/api/dashboards', { body: spec('reborn', { subtitle: 'old' }) });
     const before = await svc.request('GET', '/api/dashboards/reborn');

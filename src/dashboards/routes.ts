@@ -157,6 +157,8 @@ export function dashboardRoutes(app: FastifyInstance, services: Services, drawer
       const ctx = await authenticate(services, request);
       const doc = await getDashboard(ctx, request.params.slug);
       const etag = versionEtag(doc.version, doc.publishedAt);
+      // A client may keep its copy and ask again with If-None-Match; no shared cache may keep it.
+      reply.header('cache-control', 'private, no-cache').header('vary', 'Authorization');
       if (etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).header('etag', etag).send(null);
       return reply.header('etag', etag).type('application/json; charset=utf-8').serializer((payload: string) => payload).send(documentJson(doc));
     },

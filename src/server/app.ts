@@ -45,6 +45,13 @@ export async function buildApp(services: Services, options: AppOptions): Promise
       else void reply.code(appError.status).type('application/json; charset=utf-8').send(appError.toBody());
     },
   });
+  // Every answer belongs to whoever asked: no shared cache may keep one unless its route says so, and
+  // no browser may read JSON that echoes a path (a 404 naming the slug) as a page.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    if (!reply.hasHeader('x-content-type-options')) reply.header('x-content-type-options', 'nosniff');
+    return payload;
+  });
   app.setValidatorCompiler(schemaValidatorCompiler);
   registerErrorHandling(app);
   registerJsonBodyParser(app);
