@@ -201,6 +201,44 @@ describe('dashboards in Chromium', () => {
     await context.close();
   });
 
+  it.each([375, 1440])('keeps unbroken strings in every field inside the page, and big numbers on one line inside their cards, at %i px', async (width) => {
+    const unbroken = 'supercalifragilisticexpialidocious'.repeat(6);
+    await svc.request('POST', '/api/dashboards', { body: hostileSpec('unbroken', unbroken, `https://example.com/${unbroken}`) });
+    const money = ['$1,204,331.07', -1234567, 1234567890, '-12.5%'];
+    const numbers = {
+      slug: 'big-numbers',
+      title: 'Big numbers',
+      highlights: money.map((value, index) => ({ label: `Figure ${index}`, value })),
+      sections: [
+        {
+          blocks: [
+            { type: 'stats', items: money.map((value, index) => ({ label: `Region ${index}`, value })) },
+            ...money.map((value) => ({ type: 'stat', span: 6, label: 'Spend', value })),
+            { type: 'bignumber', span: 6, value: '$1,204,331,007.50', label: 'Annual' },
+          ],
+        },
+      ],
+    };
+    expect((await svc.request('POST', '/api/dashboards', { body: numbers })).status).toBeLessThan(300);
+    const { context, page, errors } = await openPage({ width });
+    for (const route of ['/d/unbroken', '/d/big-numbers']) {
+      await page.goto(svc.url + route, { waitUntil: 'load' });
+      expect(await page.evaluate(() => document.scrollingElement?.scrollWidth ?? Infinity), route).toBeLessThanOrEqual(width);
+    }
+    const values = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>('[data-fit]')].map((value) => {
+        const box = value.getBoundingClientRect();
+        const card = (value.closest('.hl, .stat, .blk') as HTMLElement).getBoundingClientRect();
+        return { text: value.textContent, lines: Math.round(box.height / parseFloat(getComputedStyle(value).lineHeight)), inside: box.left >= card.left && box.right <= card.right };
+      }),
+    );
+    expect(values).toHaveLength(13);
+    for (const value of values) expect(value, value.text ?? '').toMatchObject({ lines: 1, inside: true });
+    // Its images point outside, where this browser may not go.
+    expect(errors.filter((error) => !error.startsWith('Failed to load resource'))).toEqual([]);
+    await context.close();
+  });
+
   it('shows an earlier version and the list of versions at 375 px without overflowing, the bar above the page', async () => {
     const spec = (week: number) => ({
       slug: 'weekly-platform-reliability-review',

@@ -10,7 +10,7 @@ import type {
   StatsItem,
   Tone,
 } from '../spec-schema.js';
-import { escapeAttr, escapeHtml, escapeScalar, formatNumber, formatPercent } from './escape.js';
+import { escapeAttr, escapeHtml, escapeScalar, fitAttributes, formatNumber, formatPercent } from './escape.js';
 import { positiveShares } from './numbers.js';
 import { describeTrend, renderSparkline } from './sparkline.js';
 import { paletteStyle, percentWidth, toneClass } from './tone.js';
@@ -53,7 +53,7 @@ function renderStatBody(stat: StatFields): string {
       ` <span class="delta d-${direction}${toneClass(stat.delta.tone ?? 'neutral')}">` +
       `<span aria-hidden="true">${DELTA_ARROW[direction]}</span><span class="sr-only">${DELTA_WORD[direction]}</span> ${escapeScalar(stat.delta.value)}</span>`;
   }
-  parts.push(`<div class="stat-row"><span class="stat-value">${escapeScalar(stat.value)}</span>${delta}</div>`);
+  parts.push(`<div class="stat-row"><span class="stat-value"${fitAttributes(stat.value)}>${escapeScalar(stat.value)}</span>${delta}</div>`);
   if (stat.sublabel) parts.push(`<div class="stat-sub">${escapeHtml(stat.sublabel)}</div>`);
   if (stat.spark && stat.spark.length > 0) {
     parts.push(`<div class="stat-spark">${renderSparkline(stat.spark, describeTrend(stat.spark, formatNumber))}</div>`);
@@ -90,7 +90,7 @@ export function renderStats(block: StatsBlock): string {
 export function renderBignumber(block: BignumberBlock): string {
   return (
     `<div class="bignum${toneClass(block.tone)}">` +
-    `<div class="bignum-value">${escapeScalar(block.value)}</div>` +
+    `<div class="bignum-value"${fitAttributes(block.value)}>${escapeScalar(block.value)}</div>` +
     (block.label ? `<div class="bignum-label">${escapeHtml(block.label)}</div>` : '') +
     (block.context ? `<div class="bignum-context">${escapeHtml(block.context)}</div>` : '') +
     `</div>`
@@ -125,7 +125,7 @@ export function renderSegments(block: SegmentsBlock): string {
     .join('');
   const total =
     block.total !== undefined || block.totalLabel
-      ? `<div class="seg-total"><span class="seg-total-value">${escapeScalar(block.total ?? sum)}</span> <span class="seg-total-label">${escapeHtml(block.totalLabel ?? 'total')}</span></div>`
+      ? `<div class="seg-total"><span class="seg-total-value"${fitAttributes(block.total ?? sum)}>${escapeScalar(block.total ?? sum)}</span> <span class="seg-total-label">${escapeHtml(block.totalLabel ?? 'total')}</span></div>`
       : '';
   return `${total}<div class="seg-bar" role="img" aria-label="${escapeAttr(description)}">${bar}</div><ul class="seg-legend">${legend}</ul>`;
 }

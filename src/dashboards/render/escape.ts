@@ -34,6 +34,22 @@ export function escapeScalar(value: string | number | null | undefined): string 
   return typeof value === 'number' ? formatNumber(value) : escapeHtml(value);
 }
 
+/** Longer than this, an unbroken value is better wrapped than shrunk to fit. */
+const MAX_FITTED_CHARACTERS = 24;
+
+/**
+ * Attributes that size a headline value (a stat, highlight or big number) to its box: a number, or a
+ * word, is never broken across lines (`$1,204,331.` then `07` reads as another number); instead its
+ * font shrinks to fit the box's width (see `.fit` in styles.ts, which also needs the length).
+ */
+export function fitAttributes(value: string | number | null | undefined): string {
+  if (value === null || value === undefined) return '';
+  const text = typeof value === 'number' ? formatNumber(value) : value;
+  const length = [...text].length;
+  if (/\s/.test(text) || length > MAX_FITTED_CHARACTERS) return '';
+  return ` data-fit style="--chars:${Math.max(length, 1)}"`;
+}
+
 const numberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
 const smallNumberFormat = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 3 });
 

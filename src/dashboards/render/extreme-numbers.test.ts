@@ -15,8 +15,8 @@ describe('extreme numbers', () => {
       { type: 'stat', label: 'Tiny', value: 5e-324 },
       { type: 'stat', label: 'Signed zero', value: -0, delta: { value: -0, direction: 'flat' } },
     ]);
-    expect(html).toContain('<span class="stat-value">4.94E-324</span>');
-    expect(html).toContain('<span class="stat-value">0</span>');
+    expect(html).toContain('<span class="stat-value" data-fit style="--chars:9">4.94E-324</span>');
+    expect(html).toContain('<span class="stat-value" data-fit style="--chars:1">0</span>');
     expect(html).toContain('<span class="sr-only">unchanged</span> 0</span>');
   });
 

@@ -193,7 +193,7 @@ describe('the header', () => {
     expect(html).toContain('What happened');
     expect(html).toContain('Engineering');
     expect(html).toContain('<div class="meta-item t-info"><dt>Week</dt><dd>18</dd></div>');
-    expect(html).toContain('<div class="hl-value">2,384</div>');
+    expect(html).toContain('<div class="hl-value" data-fit style="--chars:5">2,384</div>');
     expect(html).toContain('hl t-positive');
     expect(html).toContain('Published by <strong>report-agent</strong>');
     expect(html).toContain('From CI data.');

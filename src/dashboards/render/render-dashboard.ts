@@ -7,7 +7,7 @@ import type { Block, DashboardSpec, Section } from '../spec-schema.js';
 import { placementStyle, widthShare } from './block-frame.js';
 import { fillChartsDrawnHere } from './chart-drawing.js';
 import type { ChartPlan } from './chart-slots.js';
-import { escapeAttr, escapeHtml, escapeScalar } from './escape.js';
+import { escapeAttr, escapeHtml, escapeScalar, fitAttributes } from './escape.js';
 import { RenderContext } from './render-context.js';
 import { renderBlock } from './render-block.js';
 import { toneClass } from './tone.js';
@@ -73,7 +73,7 @@ function renderHeader(spec: DashboardSpec, meta: DashboardMeta): string {
   }
   if (spec.highlights && spec.highlights.length > 0) {
     const items = spec.highlights
-      .map((item) => `<div class="hl${toneClass(item.tone)}"><div class="hl-label">${escapeHtml(item.label)}</div><div class="hl-value">${escapeScalar(item.value)}</div></div>`)
+      .map((item) => `<div class="hl${toneClass(item.tone)}"><div class="hl-label">${escapeHtml(item.label)}</div><div class="hl-value"${fitAttributes(item.value)}>${escapeScalar(item.value)}</div></div>`)
       .join('');
     parts.push(`<div class="highlights" style="--hl-count:${spec.highlights.length}">${items}</div>`);
   }

@@ -176,7 +176,7 @@ bdi{unicode-bidi:isolate}
 .dash-meta{display:flex;flex-wrap:wrap;gap:6px 22px;margin:14px 0 0;font-size:13px}
 .meta-item{display:flex;gap:6px;min-width:0}
 .meta-item dt{color:var(--ink-3)}
-.meta-item dd{margin:0;font-weight:600}
+.meta-item dd{margin:0;font-weight:600;min-width:0;overflow-wrap:anywhere}
 .meta-item[class*="t-"] dd{color:var(--t-ink)}
 .highlights{display:grid;grid-template-columns:repeat(auto-fit,minmax(180px,1fr));gap:14px;margin:20px 0 0}
 .hl{position:relative;overflow:hidden;background:var(--surface);border:1px solid var(--border);border-radius:12px;padding:14px 18px 15px;box-shadow:var(--shadow)}
@@ -201,6 +201,8 @@ bdi{unicode-bidi:isolate}
 .sec{margin:0 0 34px}
 .sec-head{display:flex;flex-wrap:wrap;align-items:baseline;gap:4px 14px;margin:0 0 12px}
 .sec-title{font-size:17px;line-height:1.3;font-weight:680;letter-spacing:-.012em;margin:0}
+/* A title may be one long path or identifier: it breaks anywhere rather than widen the page. */
+.dash-title,.sec-title,.blk-title,.headline,.heading-text,.sec-note{overflow-wrap:anywhere;min-width:0}
 /* a section reached by its link stops below the sticky top bar */
 .sec{scroll-margin-top:64px}
 .sec-anchor{margin-left:-6px;color:var(--ink-3);font-size:15px;font-weight:500;opacity:0;transition:opacity .12s}
@@ -228,9 +230,9 @@ bdi{unicode-bidi:isolate}
 .banner-headline{margin:2px 0 0;font-size:16px;line-height:1.4;font-weight:650}
 .banner-detail{margin:4px 0 0;color:var(--ink-2)}
 .banner-meta{display:flex;flex-wrap:wrap;gap:4px 18px;margin:10px 0 0;font-size:12.5px}
-.banner-meta div{display:flex;gap:6px}
+.banner-meta div{display:flex;gap:6px;min-width:0}
 .banner-meta dt{color:var(--ink-3)}
-.banner-meta dd{margin:0;font-weight:600}
+.banner-meta dd{margin:0;font-weight:600;min-width:0;overflow-wrap:anywhere}
 
 /* stat, stats, bignumber */
 .stats{display:grid;grid-template-columns:repeat(var(--stat-cols),minmax(0,1fr));gap:16px 24px}
@@ -254,6 +256,13 @@ bdi{unicode-bidi:isolate}
 .bignum-value{font-size:46px;line-height:1.05;font-weight:760;letter-spacing:-.035em;font-variant-numeric:tabular-nums;color:var(--t-ink,var(--ink))}
 .bignum-label{font-size:14px;color:var(--ink-2);margin-top:8px;font-weight:550}
 .bignum-context{font-size:12.5px;color:var(--ink-3);margin-top:2px}
+/* A headline value is never broken across lines; its font shrinks to the width of its box instead. */
+.blk,.hl,.stat{container-type:inline-size}
+.hl-value[data-fit],.stat-value[data-fit],.bignum-value[data-fit],.seg-total-value[data-fit]{white-space:nowrap;font-size:clamp(13px,calc(100cqi / (var(--chars) * .62)),var(--fit-max))}
+.hl-value{--fit-max:26px}
+.stat-value{--fit-max:28px}
+.bignum-value{--fit-max:46px}
+.seg-total-value{--fit-max:24px}
 
 /* segments, progress, scorecard */
 .seg-total{margin:0 0 10px}
@@ -364,9 +373,9 @@ td .spark{display:inline-block;vertical-align:middle;width:76px;height:20px;marg
 .item-list.ordered>li{counter-increment:item;padding-left:30px}
 .item-list.ordered>li::before{content:counter(item);width:20px;height:20px;top:8px;left:0;display:grid;place-items:center;font-size:11px;font-weight:700;color:var(--t-ink,var(--ink-2));background:var(--t-soft,var(--sunken))}
 .item-list.ordered>li:first-child::before{top:-2px}
-.li-head{display:flex;align-items:baseline;gap:10px}
-.li-title{flex:1;min-width:0;font-weight:600}
-.li-meta{flex:none;font-size:12px;color:var(--ink-3)}
+.li-head{display:flex;flex-wrap:wrap;align-items:baseline;gap:2px 10px}
+.li-title{flex:1 1 12em;min-width:0;font-weight:600;overflow-wrap:anywhere}
+.li-meta{flex:0 1 auto;min-width:0;font-size:12px;color:var(--ink-3);overflow-wrap:anywhere}
 .li-detail{margin:2px 0 0;color:var(--ink-2);font-size:13px}
 .timeline{position:relative;padding-left:24px}
 .timeline::before{content:"";position:absolute;left:6px;top:8px;bottom:8px;width:2px;border-radius:1px;background:var(--border)}
@@ -385,7 +394,7 @@ td .spark{display:inline-block;vertical-align:middle;width:76px;height:20px;marg
 .fields.inline .field{display:flex;justify-content:space-between;align-items:baseline;gap:16px;padding:8px 0;border-bottom:1px dashed var(--border)}
 .fields.inline .field dd{text-align:right}
 .pills{display:flex;flex-wrap:wrap;gap:8px}
-.pill{display:inline-flex;align-items:center;gap:7px;padding:3px 11px;border-radius:999px;font-size:12.5px;font-weight:550;color:var(--t-ink);background:var(--t-soft);border:1px solid var(--t-line)}
+.pill{display:inline-flex;align-items:center;gap:7px;max-width:100%;overflow-wrap:anywhere;padding:3px 11px;border-radius:999px;font-size:12.5px;font-weight:550;color:var(--t-ink);background:var(--t-soft);border:1px solid var(--t-line)}
 .pill-value{font-weight:750;font-variant-numeric:tabular-nums}
 .pills.solid .pill{background:var(--t);color:var(--surface);border-color:transparent}
 .people{display:grid;grid-template-columns:repeat(var(--people-cols),minmax(0,1fr));gap:16px 20px}
@@ -393,7 +402,7 @@ td .spark{display:inline-block;vertical-align:middle;width:76px;height:20px;marg
 .avatar{position:relative;flex:none;width:40px;height:40px;border-radius:50%;overflow:hidden;display:grid;place-items:center;background:var(--t-soft);color:var(--t-ink);font-weight:700;font-size:14px;letter-spacing:.02em;border:1px solid var(--t-line)}
 .avatar img{position:absolute;inset:0;width:100%;height:100%;object-fit:cover}
 .person-body{min-width:0}
-.person-name{font-weight:650;display:flex;flex-wrap:wrap;align-items:center;gap:4px 8px}
+.person-name{font-weight:650;display:flex;flex-wrap:wrap;align-items:center;gap:4px 8px;overflow-wrap:anywhere}
 .person-status{font-size:11px;font-weight:650;padding:0 7px;border-radius:999px;background:var(--t-soft);color:var(--t-ink)}
 .person-role{font-size:13px;color:var(--ink-2)}
 .person-detail{font-size:12.5px;color:var(--ink-3);margin-top:2px}
@@ -437,7 +446,7 @@ td .spark{display:inline-block;vertical-align:middle;width:76px;height:20px;marg
 .link[class*="t-"]{border-left:3px solid var(--t)}
 .link-title{font-weight:600}
 .link-title.unsafe{color:var(--ink-2)}
-.link-source{display:inline-block;margin-left:8px;font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--ink-3)}
+.link-source{display:inline-block;max-width:100%;overflow-wrap:anywhere;margin-left:8px;font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--ink-3)}
 .link-note{margin:2px 0 0;font-size:12.5px;color:var(--ink-2)}
 .footnotes{border-top:1px solid var(--border);padding-top:12px;font-size:12.5px;color:var(--ink-2);display:grid;gap:4px}
 .footnotes li{display:flex;gap:8px}
