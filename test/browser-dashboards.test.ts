@@ -226,7 +226,7 @@ describe('dashboards in Chromium', () => {
       expect(await page.evaluate(() => document.scrollingElement?.scrollWidth ?? Infinity), route).toBeLessThanOrEqual(width);
     }
     const values = await page.evaluate(() =>
-      [...document.querySelectorAll<HTMLElement>('[data-fit]')].map((value) => {
+      Array.from(document.querySelectorAll<HTMLElement>('[data-fit]')).map((value) => {
         const box = value.getBoundingClientRect();
         const card = (value.closest('.hl, .stat, .blk') as HTMLElement).getBoundingClientRect();
         return { text: value.textContent, lines: Math.round(box.height / parseFloat(getComputedStyle(value).lineHeight)), inside: box.left >= card.left && box.right <= card.right };
@@ -585,6 +585,38 @@ describe('dashboards in Chromium', () => {
     expect(await page.locator('#print-notes').isVisible()).toBe(true);
     expect(await page.locator('.topbar').isVisible()).toBe(false);
     expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(255, 255, 255)');
+    await context.close();
+  });
+
+  it.each([
+    ['a table of 8 columns keeps its numbers and headings whole', 8],
+    ['a table of 16 columns wraps its cells', 16],
+  ])('prints every column of a wide table on the page: %s', async (_name, count) => {
+    const columns = Array.from({ length: count }, (_, index) => ({ key: `c${index}`, label: index % 2 ? `Requests ${index}` : `Region name ${index}`, ...(index % 2 ? { align: 'right' } : {}) }));
+    const rows = Array.from({ length: 6 }, (_, row) => Object.fromEntries(columns.map((column, index) => [column.key, index % 2 ? 1_234_567 + row : `eu-west-${row}-production-cluster`])));
+    const slug = `print-wide-${count}`;
+    expect((await svc.request('POST', '/api/dashboards', { body: { slug, title: 'Wide', sections: [{ blocks: [{ type: 'table', title: 'Wide', columns, rows }] }] } })).status).toBeLessThan(300);
+    // A4 at 96 dpi with the print margins: what Chromium lays out for paper.
+    const { context, page, errors } = await openPage({ width: 720 });
+    await page.goto(`${svc.url}/d/${slug}`, { waitUntil: 'load' });
+    await page.emulateMedia({ media: 'print' });
+    const layout = await page.evaluate(() => {
+      const frame = document.querySelector('.k-table') as HTMLElement;
+      const cells = Array.from(document.querySelectorAll<HTMLElement>('.tbl th, .tbl td'));
+      const numbers = Array.from(document.querySelectorAll<HTMLElement>('.tbl td.num'));
+      return {
+        outside: cells.filter((cell) => cell.getBoundingClientRect().right > frame.getBoundingClientRect().right + 1).length,
+        // A number on one line: its text is no taller than one line of its font.
+        brokenNumbers: numbers.filter((cell) => {
+          const text = document.createRange();
+          text.selectNodeContents(cell);
+          return text.getBoundingClientRect().height > 2 * parseFloat(getComputedStyle(cell).fontSize);
+        }).length,
+      };
+    });
+    expect(layout.outside).toBe(0);
+    if (count <= 10) expect(layout.brokenNumbers).toBe(0);
+    expect(errors).toEqual([]);
     await context.close();
   });
 

@@ -26,6 +26,8 @@ function columnWidth(width: string | undefined): string {
  */
 export const PAGE_ROWS = 200;
 const PAGED_FROM = 250;
+/** A table with more columns is printed in columns of equal width, its cells wrapped anywhere (see styles.ts). */
+const WIDE_TABLE_COLUMNS = 10;
 
 const NIL = '<span class="nil" aria-label="no value">—</span>';
 
@@ -139,7 +141,9 @@ export function renderTable(block: TableBlock, context: RenderContext): string {
   }
 
   const paged = rows.length > PAGED_FROM;
-  const tableClasses = ['tbl', block.striped ? 'striped' : '', block.numbered ? 'numbered' : '', paged ? 'paged' : ''].filter(Boolean).join(' ');
+  // Past this many columns a table cannot keep its headings' words and its numbers whole on a page.
+  const wide = columns.length > WIDE_TABLE_COLUMNS;
+  const tableClasses = ['tbl', block.striped ? 'striped' : '', block.numbered ? 'numbered' : '', paged ? 'paged' : '', wide ? 'wide' : ''].filter(Boolean).join(' ');
   const label = block.title ?? 'table';
   const search = block.searchable
     ? `<input type="search" class="tbl-search" data-table="${tableId}" placeholder="Filter ${formatNumber(rows.length)} rows…" aria-label="${escapeAttr(`Filter rows of ${label}`)}" autocomplete="off" spellcheck="false">` +

@@ -95,10 +95,25 @@ function printRules(scope: string): string {
     `${s('.topbar,.archive-bar,.update-bar,.sec-anchor,.tbl-tools,.copy-btn,.chart-data,.toc,.only-screen,.tbl-empty,.tbl-more')}{display:none!important}`,
     `${s('.page')}{padding:0;max-width:none}`,
     `${s('.blk,.hl,.sec-head,.callout,.banner,.pull-quote,.fig,.tbl tr,.step,.check,.tl-event,.person,.li,.crit,.prog,.dash-head')}{break-inside:avoid}`,
-    `${s('.k-table,.k-prose,.k-list,.k-timeline,.k-checklist,.k-steps,.k-comparison,.k-statusMatrix,.k-code,.k-links,.sec')}{break-inside:auto}`,
+    // Only kinds that often run longer than a page may break; short lists (steps, a timeline, links) move whole.
+    `${s('.k-table,.k-prose,.k-list,.k-comparison,.k-statusMatrix,.k-code,.sec')}{break-inside:auto}`,
+    // A block that breaks is printed without its card: a card would leave an empty frame at the foot of
+    // a page when its title moves over with its first rows.
+    `${s('.k-table,.k-prose,.k-list,.k-comparison,.k-statusMatrix,.k-code')}{border-color:transparent;border-radius:0;padding:0;background:none}`,
     `${s('.sec-head,.heading,.doc-title,.blk-title,.tbl-tools')}{break-after:avoid}`,
     `${s('.blk')}{box-shadow:none}`,
     `${s('.tbl-scroll,.code,.chart-data-scroll')}{max-height:none!important;overflow:visible!important}`,
+    // Paper does not scroll: a wide table fits the page's width by wrapping its text cells anywhere;
+    // numbers, and the words of its headings, stay whole.
+    `${s('.tbl')}{width:100%!important;font-size:11px}`,
+    `${s('.tbl td')}{white-space:normal!important;overflow-wrap:anywhere}`,
+    `${s('.tbl th')}{white-space:normal!important;overflow-wrap:break-word}`,
+    `${s('.tbl td.num')}{white-space:nowrap!important;overflow-wrap:normal}`,
+    `${s('.tbl th,.tbl td')}{padding-left:6px;padding-right:6px}`,
+    `${s('.tbl thead th')}{font-size:10px;letter-spacing:.02em}`,
+    `${s('.th-sort::after')}{display:none}`,
+    `${s('.tbl.wide')}{table-layout:fixed;font-size:10px}`,
+    `${s('.tbl.wide th,.tbl.wide td,.tbl.wide .num')}{white-space:normal!important;overflow-wrap:anywhere;padding-left:3px;padding-right:3px}`,
     `${s('.capped thead th')}{position:static}`,
     `${s('.code code')}{white-space:pre-wrap;overflow-wrap:anywhere;min-width:0}`,
     `${s('.chart .v-narrow')}{display:none!important}`,
