@@ -370,6 +370,20 @@ describe('dashboards in Chromium', () => {
     await context.close();
   });
 
+  it('offers a keyboard a way past the top bar first', async () => {
+    const { context, page, errors } = await openPage();
+    await page.goto(`${svc.url}/d/engineering-health`, { waitUntil: 'load' });
+    await page.keyboard.press('Tab');
+    const skip = page.locator('a.skip-link');
+    expect(await skip.evaluate((element) => element === document.activeElement)).toBe(true);
+    expect(await skip.isVisible()).toBe(true);
+    expect(await skip.textContent()).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/#main$/);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('toggles between light and dark, follows the system first and remembers the choice', async () => {
     const { context, page, errors } = await openPage({ colorScheme: 'dark' });
     await page.goto(`${svc.url}/d/engineering-health`, { waitUntil: 'load' });

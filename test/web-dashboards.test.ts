@@ -82,17 +82,20 @@ describe(`dashboard pages on ${testDialect}`, () => {
         { slug: 'eng-a', title: 'Reviews', group: 'Engineering', groupOrder: 1, order: 1, layout: 'report' },
         { slug: 'eng-c', title: 'Agents', group: 'Engineering', groupOrder: 1, order: 2 },
         { slug: 'loose', title: 'Scratchpad' },
+        { slug: 'pinned', title: 'Pinned note', groupOrder: -1 },
+        { slug: 'named-other', title: 'Odd jobs', group: 'Other', groupOrder: 3 },
         { slug: 'ops-a', title: 'Incidents', group: 'Operations', groupOrder: 2, order: 0 },
       ];
       for (const spec of specs) await publish(spec, fresh);
       const index = await get('/d', {}, fresh);
       expect(index.status).toBe(200);
       const text = index.text;
-      const order = ['Engineering', 'Reviews', 'Agents', 'Builds', 'Operations', 'Incidents', 'Pager load', 'Other', 'Scratchpad'];
+      // Ungrouped dashboards form one group, placed by the first of them (groupOrder -1 here).
+      const order = ['Ungrouped', 'Pinned note', 'Scratchpad', 'Engineering', 'Reviews', 'Agents', 'Builds', 'Operations', 'Incidents', 'Pager load', 'Other', 'Odd jobs'];
       const positions = order.map((label) => text.indexOf(`>${label}<`));
       expect(positions.every((position) => position > 0)).toBe(true);
       expect([...positions].sort((a, b) => a - b)).toEqual(positions);
-      expect(text).toContain('6 dashboards in this account');
+      expect(text).toContain('8 dashboards in this account');
       expect(text).toContain('<a class="card t-warning" href="/d/ops-b">');
       expect(text).toContain('Pages per week');
       expect(text).toContain('<span class="card-tag">Report</span>');

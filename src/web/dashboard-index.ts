@@ -22,9 +22,9 @@ export function groupDashboards(dashboards: readonly DashboardSummary[]): Group[
     }
     group.dashboards.push(dashboard);
   }
-  const ordered = [...groups.values()];
-  // Ungrouped dashboards come last, under "Other", whenever named groups exist.
-  return [...ordered.filter((group) => group.name !== null), ...ordered.filter((group) => group.name === null)];
+  // Each group where its first dashboard is in the API's order, ungrouped ones too: a groupOrder of -1
+  // puts them first.
+  return [...groups.values()];
 }
 
 function renderCard(dashboard: DashboardSummary): string {
@@ -59,7 +59,8 @@ export function renderDashboardIndex(dashboards: readonly DashboardSummary[]): s
   const named = groups.some((group) => group.name !== null);
   const sections = groups
     .map((group) => {
-      const title = group.name ?? (named ? 'Other' : '');
+      // Not "Other", which a group may well be called.
+      const title = group.name ?? (named ? 'Ungrouped' : '');
       const heading = title
         ? `<h2 class="dgroup-title">${escapeHtml(title)}<span class="dgroup-count">${group.dashboards.length}</span></h2>`
         : '';

@@ -91,7 +91,8 @@ export function renderPage(options: PageOptions): Page {
     `<meta name="referrer" content="same-origin">${options.refreshSeconds ? `<meta http-equiv="refresh" content="${options.refreshSeconds}">` : ''}<title>${escapeAttr(options.title)} · svc</title>` +
     `<link rel="icon" href="${FAVICON}"><link rel="stylesheet" href="${stylesheetAsset.path}"><script>${THEME_BOOT_SCRIPT}</script>` +
     `<script src="${scriptAsset.path}" defer></script></head><body>` +
-    (options.bare ? '' : renderTopbar(options)) +
+    // The first stop for a keyboard: past the top bar's links and buttons to the page itself.
+    (options.bare ? '' : '<a class="skip-link" href="#main">Skip to content</a>' + renderTopbar(options)) +
     (options.beforeMain ?? '') +
     `<main class="page" id="main">${options.body}</main></body></html>`;
   return { html, csp: contentSecurityPolicy(options.scriptHashes) };

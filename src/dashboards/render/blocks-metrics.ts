@@ -15,9 +15,10 @@ import { positiveShares } from './numbers.js';
 import { describeTrend, renderSparkline } from './sparkline.js';
 import { paletteStyle, percentWidth, toneClass } from './tone.js';
 
+/** Drawn in a tone-coloured disc; plain characters every system font has (ⓘ is missing from Debian's). */
 const BANNER_ICON: Record<Tone, string> = {
-  neutral: 'ⓘ',
-  info: 'ⓘ',
+  neutral: 'i',
+  info: 'i',
   accent: '★',
   positive: '✓',
   warning: '!',

@@ -171,6 +171,13 @@ describe('placement and sections', () => {
     expect(html).toContain('<nav class="toc only-screen" aria-label="Contents">');
     expect(html).toContain('<a href="#s1">Two</a>');
     expect(html).toContain('viewBox="0 0 722 280"');
+    expect(html).toContain('<h2 class="toc-title">Contents</h2><ol><li>');
+  });
+
+  it('does not number a contents list again when the section titles carry numbers', () => {
+    const sections: Section[] = ['Summary', '1. Reliability', '2. Delivery'].map((title, index) => ({ id: `s${index}`, title, blocks: [{ ...validBlocks.paragraph }] }));
+    const html = render({ layout: 'report', sections });
+    expect(html).toContain('<h2 class="toc-title">Contents</h2><ol class="self-numbered"><li><a href="#s0">Summary</a></li><li><a href="#s1">1. Reliability</a></li>');
   });
 });
 

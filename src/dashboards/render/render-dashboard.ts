@@ -183,6 +183,8 @@ function renderSection(section: Section, sectionIndex: number, id: string, layou
   return `<section class="${classes.join(' ')}" id="${escapeAttr(id)}"${section.title ? ` aria-labelledby="${headingId}"` : ''}>${head}${body}</section>`;
 }
 
+const SELF_NUMBERED_TITLE = /^\s*(?:\d+|[IVXLC]+|[A-Z])[.)]\s/;
+
 /** A contents list for reports with several titled sections; `anchors` are the sections' ids. */
 function renderContents(sections: readonly Section[], anchors: readonly string[]): string {
   const entries = sections
@@ -192,7 +194,9 @@ function renderContents(sections: readonly Section[], anchors: readonly string[]
   const items = entries
     .map(({ section, index }) => `<li><a href="#${escapeAttr(anchors[index] ?? '')}">${escapeHtml(section.title ?? '')}</a></li>`)
     .join('');
-  return `<nav class="toc only-screen" aria-label="Contents"><h2 class="toc-title">Contents</h2><ol>${items}</ol></nav>`;
+  // Titles that carry their own numbers ("1. Reliability") are not numbered again.
+  const numbered = entries.some(({ section }) => SELF_NUMBERED_TITLE.test(section.title ?? ''));
+  return `<nav class="toc only-screen" aria-label="Contents"><h2 class="toc-title">Contents</h2><ol${numbered ? ' class="self-numbered"' : ''}>${items}</ol></nav>`;
 }
 
 /** Every id the spec puts on the page: ids the page mints must differ from all of them. */

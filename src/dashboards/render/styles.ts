@@ -92,7 +92,7 @@ function printRules(scope: string): string {
       .map((selector) => `${scope}${selector.trim()}`)
       .join(',');
   return [
-    `${s('.topbar,.archive-bar,.update-bar,.sec-anchor,.tbl-tools,.copy-btn,.chart-data,.toc,.only-screen,.tbl-empty,.tbl-more')}{display:none!important}`,
+    `${s('.skip-link,.topbar,.archive-bar,.update-bar,.sec-anchor,.tbl-tools,.copy-btn,.chart-data,.toc,.only-screen,.tbl-empty,.tbl-more')}{display:none!important}`,
     `${s('.page')}{padding:0;max-width:none}`,
     `${s('.blk,.hl,.sec-head,.callout,.banner,.pull-quote,.fig,.tbl tr,.step,.check,.tl-event,.person,.li,.crit,.prog,.dash-head')}{break-inside:avoid}`,
     // Only kinds that often run longer than a page may break; short lists (steps, a timeline, links) move whole.
@@ -135,6 +135,8 @@ a:hover{text-decoration:underline}
 .prose a,.callout-body a,.dash-foot a{text-decoration:underline;text-decoration-thickness:1px;text-underline-offset:2px}
 code,kbd,pre{font-family:ui-monospace,SFMono-Regular,"SF Mono",Menlo,Consolas,"Liberation Mono",monospace}
 :focus-visible{outline:2px solid var(--info);outline-offset:2px;border-radius:4px}
+.skip-link{position:absolute;left:12px;top:-48px;z-index:100;padding:8px 14px;border-radius:8px;background:var(--surface);color:var(--ink);border:1px solid var(--border-strong);font-weight:600;text-decoration:none}
+.skip-link:focus{top:10px}
 .sr-only{position:absolute!important;left:0;top:0;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 .sep{margin:0 .45em;color:var(--border-strong)}
 [hidden]{display:none!important}
@@ -210,7 +212,8 @@ bdi{unicode-bidi:isolate}
 .toc{border:1px solid var(--border);border-radius:12px;padding:16px 20px;margin:0 0 32px;background:var(--surface)}
 .toc-title{font-size:11.5px;text-transform:uppercase;letter-spacing:.07em;color:var(--ink-3);margin:0 0 8px;font-weight:650}
 .toc ol{margin:0;padding-left:1.4em;columns:2;column-gap:36px}
-.toc li{margin:3px 0;break-inside:avoid}
+.toc li{padding:3px 0;break-inside:avoid}
+.toc ol.self-numbered{list-style:none;padding-left:0}
 
 /* sections and the grid */
 .sec{margin:0 0 34px}
