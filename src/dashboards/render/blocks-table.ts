@@ -165,7 +165,8 @@ export function renderTable(block: TableBlock, context: RenderContext): string {
   return (
     `${tools}${showAll}<div class="${scrollClass}"${scrollStyle} tabindex="0" role="region" aria-label="${escapeAttr(label)}">` +
     `<table class="${tableClasses}" id="${tableId}" data-sortable${paged ? ` data-page="${PAGE_ROWS}"` : ''}><thead><tr>${head.join('')}</tr></thead><tbody>${body.join('')}</tbody>${foot}</table></div>` +
-    (block.searchable ? `<p class="tbl-empty" hidden>No rows match.</p>` : '') +
+    (block.searchable && rows.length > 0 ? `<p class="tbl-empty" hidden>No rows match.</p>` : '') +
+    (rows.length === 0 ? '<p class="blk-empty">No rows.</p>' : '') +
     more
   );
 }

@@ -21,6 +21,9 @@ const SHAPES: Record<string, Omit<ChartBlock, 'type' | 'kind'>> = {
   nothing: {},
 };
 
+/** Shapes with no value to plot: the block says so instead of drawing bare axes. */
+const NO_VALUES = new Set(['no series', 'an empty list of series', 'a series with no data', 'a series with no data and no categories', 'only nulls', 'nothing']);
+
 function renderChart(block: ChartBlock): string {
   return renderDashboard({ slug: 'charts', title: 'Charts', sections: [{ blocks: [block] }] }, { version: 1, updatedAt: '2024-05-03T09:00:00.000Z' }).html;
 }
@@ -32,10 +35,15 @@ function svgTexts(html: string): string[] {
 
 describe('charts with every shape of data', () => {
   for (const kind of KINDS) {
-    it.each(Object.entries(SHAPES))(`draws a ${kind} chart with %s`, (_shape, fields) => {
+    it.each(Object.entries(SHAPES))(`draws a ${kind} chart with %s, or says it has no data`, (shape, fields) => {
       const html = renderChart({ type: 'chart', kind, ...fields });
       expect(html).not.toContain('could not be drawn');
-      expect(html).toContain('<div class="chart-svg v-wide"><svg');
+      if (NO_VALUES.has(shape)) {
+        expect(html).toContain('<p class="blk-empty">No data to chart.</p>');
+        expect(html).not.toContain('<svg');
+      } else {
+        expect(html).toContain('<div class="chart-svg v-wide"><svg');
+      }
     });
   }
 
@@ -95,8 +103,8 @@ describe('charts with every shape of data', () => {
     expect(html).toContain(`<p>This chart could not be drawn: ${reason}</p>`);
   });
 
-  it('describes a pie with no values, and shares of the positive values only', () => {
-    expect(renderChart({ type: 'chart', kind: 'pie', series: [{ name: 'a', data: [] }] })).toContain('Pie chart of a with no values.');
+  it('says a pie with no values has no data, and describes shares of the positive values only', () => {
+    expect(renderChart({ type: 'chart', kind: 'pie', series: [{ name: 'a', data: [] }] })).toContain('<p class="blk-empty">No data to chart.</p>');
     expect(renderChart({ type: 'chart', kind: 'pie', series: [{ name: 'a', data: [-3, 7, 0.5] }] })).toContain('Pie chart of a: Item 1 -3, Item 2 7 (93%), Item 3 0.5 (7%).');
   });
 });

@@ -82,7 +82,43 @@ function plainClass(block: Block): string | undefined {
   return undefined;
 }
 
+/** What each listing kind calls what it lists, by the property that holds them. */
+const LISTED: Partial<Record<Block['type'], [property: string, noun: string]>> = {
+  stats: ['items', 'figures'],
+  segments: ['segments', 'segments'],
+  progressList: ['items', 'items'],
+  scorecard: ['criteria', 'criteria'],
+  statusMatrix: ['rows', 'rows'],
+  comparison: ['rows', 'rows'],
+  list: ['items', 'items'],
+  timeline: ['events', 'events'],
+  fields: ['fields', 'fields'],
+  pills: ['pills', 'pills'],
+  people: ['people', 'people'],
+  steps: ['steps', 'steps'],
+  checklist: ['items', 'items'],
+  links: ['links', 'links'],
+  footnotes: ['notes', 'notes'],
+  heatmap: ['values', 'values'],
+};
+
+/** A block that lists nothing says so, instead of showing an empty card (or a chart of bare axes). */
+function emptyState(block: Block): string | null {
+  const listed = LISTED[block.type];
+  if (listed) {
+    const [property, noun] = listed;
+    const items = (block as unknown as Record<string, unknown>)[property];
+    return Array.isArray(items) && items.length === 0 ? `<p class="blk-empty">No ${noun}.</p>` : null;
+  }
+  if (block.type === 'chart' && block.option === undefined) {
+    const hasValue = (block.series ?? []).some((series) => series.data.some((value) => value !== null));
+    return hasValue ? null : '<p class="blk-empty">No data to chart.</p>';
+  }
+  return null;
+}
+
 export function renderBlock(block: Block, context: RenderContext, placement: string | undefined): string {
   const classes = plainClass(block);
-  return frameBlock(block, { placement, content: renderContent(block, context), ...(classes ? { classes } : {}) });
+  const content = emptyState(block) ?? renderContent(block, context);
+  return frameBlock(block, { placement, content, ...(classes ? { classes } : {}) });
 }

@@ -181,6 +181,37 @@ describe('placement and sections', () => {
   });
 });
 
+describe('blocks with nothing in them', () => {
+  it.each([
+    ['stats', 'items', 'figures'],
+    ['segments', 'segments', 'segments'],
+    ['progressList', 'items', 'items'],
+    ['scorecard', 'criteria', 'criteria'],
+    ['statusMatrix', 'rows', 'rows'],
+    ['comparison', 'rows', 'rows'],
+    ['list', 'items', 'items'],
+    ['timeline', 'events', 'events'],
+    ['fields', 'fields', 'fields'],
+    ['pills', 'pills', 'pills'],
+    ['people', 'people', 'people'],
+    ['steps', 'steps', 'steps'],
+    ['checklist', 'items', 'items'],
+    ['links', 'links', 'links'],
+    ['footnotes', 'notes', 'notes'],
+    ['heatmap', 'values', 'values'],
+  ] as const)('says a %s block lists nothing instead of showing an empty card', (kind, property, noun) => {
+    const html = renderBlock({ ...validBlocks[kind], title: 'Empty one', [property]: [] } as Block);
+    expect(html).toContain('Empty one');
+    expect(html).toContain(`<p class="blk-empty">No ${noun}.</p>`);
+  });
+
+  it('keeps the header of a table with no rows and says it has none', () => {
+    const html = renderBlock({ ...validBlocks.table, rows: [] } as Block);
+    expect(html).toContain('<thead>');
+    expect(html).toContain('<p class="blk-empty">No rows.</p>');
+  });
+});
+
 describe('the header', () => {
   it('shows title, subtitle, tone, group, meta, highlights and the publishing agent', () => {
     const html = render({

@@ -236,6 +236,7 @@ bdi{unicode-bidi:isolate}
 .blk{min-width:0;display:flex;flex-direction:column;background:var(--surface);border:1px solid var(--border);border-radius:12px;padding:18px;box-shadow:var(--shadow)}
 .blk.bare{background:none;border:0;box-shadow:none;padding:0}
 .blk-title{font-size:13.5px;line-height:1.35;font-weight:650;margin:0 0 12px;color:var(--ink)}
+.blk-empty{margin:0;padding:18px 0;color:var(--ink-3);text-align:center}
 .blk-caption{margin:auto 0 0;padding-top:12px;font-size:12.5px;color:var(--ink-3)}
 .ta-center{text-align:center}
 .ta-left{text-align:left}
