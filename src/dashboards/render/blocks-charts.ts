@@ -5,7 +5,7 @@
  */
 import { hasCsv } from '../block-csv.js';
 import type { ChartBlock, GaugeBlock, HeatmapBlock } from '../spec-schema.js';
-import { categoryNames, chartKind, drawsSlices, gaugeBounds, heatmapRange, tooMuchToDraw, type ChartKind } from './chart-options.js';
+import { categoryNames, chartKind, drawsSlices, gaugeBounds, heatmapRange, legendExtraHeight, tooMuchToDraw, type ChartKind } from './chart-options.js';
 import { chartJob, type ChartFigureJob } from './chart-drawing.js';
 import { chartError } from './chart-slots.js';
 import { escapeAttr, escapeHtml, formatNumber, formatPercent } from './escape.js';
@@ -153,7 +153,7 @@ export function renderChart(block: ChartBlock, context: RenderContext): string {
       dataTable: chartDataTable(block, name),
       downloadable: hasCsv(block),
       height,
-      jobAt: (width) => ({ figure: 'chart', block, width, height }),
+      jobAt: (width) => ({ figure: 'chart', block, width, height: height + legendExtraHeight(block, width) }),
       refusal: tooMuchToDraw(block),
     },
     context,

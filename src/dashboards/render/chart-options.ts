@@ -2,6 +2,7 @@
  * ECharts options generated from chart, heatmap and gauge blocks. Colours are sentinels (see
  * theme-colors.ts) so the stylesheet can theme the SVG; the spec's `option` is merged over the result.
  */
+import { textWidth } from './echarts-ssr.js';
 import type { ChartBlock, GaugeBlock, HeatmapBlock, Tone } from '../spec-schema.js';
 import { formatNumber } from './escape.js';
 import { extent, longestLength } from './numbers.js';
@@ -109,6 +110,55 @@ export interface ChartLayout {
   height: number;
 }
 
+/*
+ * A legend wraps onto as many rows as its names need. The drawing grows by the rows past the first
+ * (see legendExtraHeight), so the plot keeps the size the block asked for instead of the legend being
+ * drawn over it. Names are measured as ECharts measures them when it lays the legend out.
+ */
+const LEGEND_FONT = `12px ${FONT_FAMILY}`;
+const LEGEND_ICON_WIDTH = 10 + 5;
+const LEGEND_ITEM_GAP = 18;
+const LEGEND_ROW_HEIGHT = 14;
+const LEGEND_PADDING = 5;
+
+function legendRowCount(names: readonly string[], width: number): number {
+  const available = width - 2 * LEGEND_PADDING;
+  let rows = 1;
+  let line = 0;
+  for (const name of names) {
+    const item = LEGEND_ICON_WIDTH + textWidth(name, LEGEND_FONT);
+    if (line > 0 && line + LEGEND_ITEM_GAP + item > available) {
+      rows += 1;
+      line = item;
+    } else {
+      line = line > 0 ? line + LEGEND_ITEM_GAP + item : item;
+    }
+  }
+  return rows;
+}
+
+/** The names a chart's legend shows, or none when it has no legend. */
+function legendNames(block: ChartBlock, width: number): string[] {
+  const kind = chartKindOf(block);
+  const series = block.series ?? [];
+  switch (kind) {
+    case 'pie':
+    case 'donut':
+      return (block.legend ?? width < 420) ? sliceData(block).map((slice) => slice.name) : [];
+    case 'funnel':
+      return block.legend ? sliceData(block).map((slice) => slice.name) : [];
+    default:
+      return (block.legend ?? series.length > 1) ? series.map((item) => item.name) : [];
+  }
+}
+
+/** How much taller than the block's height a chart is drawn, for the legend rows past the first. */
+export function legendExtraHeight(block: ChartBlock, width: number): number {
+  const names = legendNames(block, width);
+  if (names.length === 0) return 0;
+  return (legendRowCount(names, width) - 1) * (LEGEND_ROW_HEIGHT + LEGEND_ITEM_GAP);
+}
+
 /** Which generated series a block's series turn into, per kind. */
 function cartesianSeries(block: ChartBlock, kind: ChartKind): Option[] {
   const stacked = block.stacked ?? kind === 'barStacked';
@@ -204,6 +254,10 @@ function pieOption(block: ChartBlock, layout: ChartLayout, donut: boolean): Opti
   const showLegend = block.legend ?? narrow;
   const total = slices.reduce((sum, slice) => sum + slice.value, 0);
   const radius = narrow ? 36 : 40;
+  // Sized on the block's own height: the rows of a long legend are drawn below it.
+  const height = layout.height - legendExtraHeight(block, layout.width);
+  const base = Math.min(layout.width, height) / 2;
+  const px = (percent: number) => Math.round((base * percent) / 100);
   return {
     ...baseOption(),
     legend: legendOption(showLegend, 'bottom'),
@@ -212,7 +266,7 @@ function pieOption(block: ChartBlock, layout: ChartLayout, donut: boolean): Opti
           text: compactNumber(total),
           subtext: block.unit ?? 'total',
           left: 'center',
-          top: showLegend ? '38%' : '42%',
+          top: Math.round(height * (showLegend ? 0.38 : 0.42)),
           textAlign: 'center',
           textStyle: { ...textStyle, fontSize: 22, fontWeight: 600 },
           subtextStyle: mutedText,
@@ -223,8 +277,8 @@ function pieOption(block: ChartBlock, layout: ChartLayout, donut: boolean): Opti
       {
         type: 'pie',
         name: block.series?.[0]?.name,
-        radius: donut ? [`${radius + 10}%`, `${radius + 28}%`] : ['0%', `${radius + 26}%`],
-        center: ['50%', showLegend ? '45%' : '50%'],
+        radius: donut ? [px(radius + 10), px(radius + 28)] : [0, px(radius + 26)],
+        center: ['50%', Math.round(height * (showLegend ? 0.45 : 0.5))],
         data: slices,
         emphasis: { disabled: true },
         itemStyle: { borderColor: inkSentinel('surface'), borderWidth: 2, borderRadius: donut ? 4 : 2 },
@@ -257,7 +311,7 @@ function funnelOption(block: ChartBlock, layout: ChartLayout): Option {
         left: '4%',
         width: '52%',
         top: 8,
-        bottom: showLegend ? 36 : 8,
+        bottom: showLegend ? 36 + legendExtraHeight(block, layout.width) : 8,
         minSize: '14%',
         gap: 3,
         data: slices,
@@ -291,14 +345,16 @@ function radarOption(block: ChartBlock, layout: ChartLayout): Option {
   const scale = { min: low < 0 ? -niceCeiling(-low) : 0, max: niceCeiling(high) };
   const names = categoryNames(block);
   const showLegend = block.legend ?? series.length > 1;
+  const radarHeight = layout.height - legendExtraHeight(block, layout.width);
   return {
     ...baseOption(),
     legend: legendOption(showLegend, 'bottom'),
     radar: {
       // One axis per position any series reaches, named by the categories where they are given.
       indicator: names.map((name) => ({ name, ...scale })),
-      radius: layout.width < 420 ? '58%' : '66%',
-      center: ['50%', showLegend ? '46%' : '50%'],
+      // Sized on the block's own height: the rows of a long legend are drawn below it.
+      radius: Math.round((Math.min(layout.width, radarHeight) / 2) * (layout.width < 420 ? 0.58 : 0.66)),
+      center: ['50%', Math.round(radarHeight * (showLegend ? 0.46 : 0.5))],
       axisName: { color: inkSentinel('muted'), fontFamily: FONT_FAMILY, fontSize: 11 },
       axisLine: { lineStyle: { color: inkSentinel('axis') } },
       splitLine: { lineStyle: { color: inkSentinel('grid') } },
@@ -352,7 +408,7 @@ function cartesianOption(block: ChartBlock, kind: ChartKind, layout: ChartLayout
     grid: {
       left: 4,
       right: horizontal ? 24 : 18,
-      top: showLegend ? 40 : block.unit && !horizontal ? 28 : 12,
+      top: showLegend ? 40 + legendExtraHeight(block, layout.width) : block.unit && !horizontal ? 28 : 12,
       bottom: horizontal && block.unit ? 26 : 4,
       containLabel: true,
     },

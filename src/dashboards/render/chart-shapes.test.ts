@@ -53,6 +53,17 @@ describe('charts with every shape of data', () => {
     expect(html).toContain('<tr><th scope="row">3</th><td class="r">3</td><td class="r">no value</td></tr>');
   });
 
+  it('draws a legend that wraps onto several rows below its plot area, the drawing taller by those rows', () => {
+    const series = Array.from({ length: 14 }, (_, index) => ({ name: `Series with long name ${index}`, data: [index, index + 1] }));
+    const html = renderChart({ type: 'chart', kind: 'line', span: 8, height: 260, series });
+    // Two names to a row at this width: seven rows, six more than the block's height has room for.
+    expect(html).toContain('viewBox="0 0 357 452"');
+    const texts = svgTexts(html);
+    expect(texts.filter((text) => text.startsWith('Series with long name'))).toHaveLength(14);
+    const short = renderChart({ type: 'chart', kind: 'line', span: 8, height: 260, series: series.slice(0, 2) });
+    expect(short).toContain('viewBox="0 0 357 260"');
+  });
+
   it('names the positions a series reaches beyond its categories', () => {
     const html = renderChart({ type: 'chart', kind: 'bar', categories: ['x'], series: [{ name: 'a', data: [1, 2, 3] }] });
     expect(svgTexts(html)).toEqual(expect.arrayContaining(['x', '2', '3']));

@@ -46,6 +46,11 @@ function megabytes(characters: number): string {
   return `${Math.ceil(characters / (1024 * 1024))} MB`;
 }
 
+/** How wide ECharts lays `text` out in `font` (it has no font on the server: Arial's widths). */
+export function textWidth(text: string, font: string): number {
+  return echarts.format.getTextRect(text, font).width;
+}
+
 export function renderEChartsSvg(option: Record<string, unknown>, size: ChartSize): ChartRender {
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: size.width, height: size.height });
   try {
