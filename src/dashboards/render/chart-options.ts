@@ -486,6 +486,10 @@ export function heatmapRange(block: HeatmapBlock): { min: number; max: number } 
   return min === Infinity ? null : { min, max };
 }
 
+/** Cell opacity from the lowest value to the highest (see onPaleCell and onStrongCell in theme-colors.ts). */
+const HEAT_OPACITY: [number, number] = [0.08, 0.8];
+const STRONG_CELL_OPACITY = 0.68;
+
 export function heatmapOption(block: HeatmapBlock, layout: ChartLayout): Option {
   const data: Array<[number, number, number]> = [];
   block.values.forEach((row, y) => {
@@ -497,6 +501,9 @@ export function heatmapOption(block: HeatmapBlock, layout: ChartLayout): Option 
   const cellWidth = layout.width / Math.max(1, block.xLabels.length);
   const cellHeight = layout.height / Math.max(1, block.yLabels.length);
   const showLabels = cellWidth >= 34 && cellHeight >= 20;
+  const span = range.max === range.min ? 1 : range.max - range.min;
+  const opacityOf = (value: number) => HEAT_OPACITY[0] + (HEAT_OPACITY[1] - HEAT_OPACITY[0]) * ((value - range.min) / span);
+  const formatter = (params: { value: [number, number, number] }) => compactNumber(params.value[2]);
   return {
     ...baseOption(),
     grid: { left: 4, right: 8, top: 8, bottom: 4, containLabel: true },
@@ -507,9 +514,11 @@ export function heatmapOption(block: HeatmapBlock, layout: ChartLayout): Option 
       min: range.min,
       max: range.max === range.min ? range.min + 1 : range.max,
       calculable: false,
-      inRange: { opacity: [0.1, 1] },
+      inRange: { opacity: HEAT_OPACITY },
       // The colour stays a sentinel; only opacity varies, so the theme decides the hue.
-      target: { inRange: { opacity: [0.1, 1] } },
+      target: { inRange: { opacity: HEAT_OPACITY } },
+      // Only the cells: the numbers on them stay opaque.
+      seriesIndex: 0,
     },
     series: [
       {
@@ -517,8 +526,25 @@ export function heatmapOption(block: HeatmapBlock, layout: ChartLayout): Option 
         data,
         emphasis: { disabled: true },
         itemStyle: { color: toneSentinel('info'), borderColor: inkSentinel('surface'), borderWidth: 2, borderRadius: 3 },
-        label: showLabels ? { show: true, color: inkSentinel('text'), fontFamily: FONT_FAMILY, fontSize: 11, formatter: (params: { value: [number, number, number] }) => compactNumber(params.value[2]) } : { show: false },
+        label: { show: false },
       },
+      // The numbers, as a series of their own: on the heatmap they would fade with their cells.
+      ...(showLabels
+        ? [
+            {
+              type: 'scatter',
+              silent: true,
+              symbolSize: 0,
+              // A scatter's points, and so their labels, are 80 % opaque by default.
+              itemStyle: { opacity: 1 },
+              data: data.map(([x, y, value]) => ({
+                value: [x, y, value],
+                label: { color: inkSentinel(opacityOf(value) >= STRONG_CELL_OPACITY ? 'onStrongCell' : 'onPaleCell') },
+              })),
+              label: { show: true, position: 'inside', fontFamily: FONT_FAMILY, fontSize: 11, formatter },
+            },
+          ]
+        : []),
     ],
   };
 }

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChartBlock } from '../spec-schema.js';
 import { renderDashboard } from './render-dashboard.js';
+import { inkSentinel } from './theme-colors.js';
 
 const KINDS: ReadonlyArray<NonNullable<ChartBlock['kind']>> = ['bar', 'barStacked', 'barHorizontal', 'line', 'area', 'pie', 'donut', 'scatter', 'radar', 'funnel'];
 
@@ -117,5 +118,21 @@ describe('charts with every shape of data', () => {
   it('says a pie with no values has no data, and describes shares of the positive values only', () => {
     expect(renderChart({ type: 'chart', kind: 'pie', series: [{ name: 'a', data: [] }] })).toContain('<p class="blk-empty">No data to chart.</p>');
     expect(renderChart({ type: 'chart', kind: 'pie', series: [{ name: 'a', data: [-3, 7, 0.5] }] })).toContain('Pie chart of a: Item 1 -3, Item 2 7 (93%), Item 3 0.5 (7%).');
+  });
+});
+
+describe('heatmaps', () => {
+  it('writes each cell’s number at full strength, dark on pale cells and in the strong cells’ own ink', () => {
+    const html = renderDashboard(
+      { slug: 'heat', title: 'Heat', sections: [{ blocks: [{ type: 'heatmap', title: 'Heat', xLabels: ['a', 'b', 'c'], yLabels: ['x'], values: [[1, 50, 100]] }] }] },
+      { version: 1, updatedAt: '2024-05-03T09:00:00.000Z' },
+    ).html;
+    const wide = /<div class="chart-svg v-wide">([\s\S]*?)<\/svg><\/div>/.exec(html)?.[1] ?? '';
+    const numbers = Object.fromEntries([...wide.matchAll(/<text[^>]*>(1|50|100)<\/text>/g)].map((match) => [match[1], match[0]]));
+    expect(Object.keys(numbers).sort()).toEqual(['1', '100', '50']);
+    for (const text of Object.values(numbers)) expect(text).not.toMatch(/opacity/);
+    expect(numbers['1']).toContain(`fill="${inkSentinel('onPaleCell')}"`);
+    expect(numbers['50']).toContain(`fill="${inkSentinel('onPaleCell')}"`);
+    expect(numbers['100']).toContain(`fill="${inkSentinel('onStrongCell')}"`);
   });
 });

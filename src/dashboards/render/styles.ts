@@ -322,7 +322,7 @@ bdi{unicode-bidi:isolate}
 .chart-data-scroll{max-height:260px;overflow:auto;margin-top:8px;border:1px solid var(--border);border-radius:8px}
 .chart-csv{display:inline-block;margin-top:6px;color:var(--ink-3)}
 .heat-scale{display:flex;align-items:center;justify-content:flex-end;gap:8px;margin-top:6px;font-size:11px;color:var(--ink-3);font-variant-numeric:tabular-nums}
-.heat-ramp{width:110px;height:8px;border-radius:4px;background:linear-gradient(90deg,color-mix(in srgb,var(--info) 10%,transparent),var(--info))}
+.heat-ramp{width:110px;height:8px;border-radius:4px;background:linear-gradient(90deg,color-mix(in srgb,var(--info) 8%,transparent),color-mix(in srgb,var(--info) 80%,transparent))}
 
 /* tables */
 .tbl-tools{display:flex;flex-wrap:wrap;align-items:center;gap:8px 12px;margin:0 0 10px}

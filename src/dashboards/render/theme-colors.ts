@@ -41,6 +41,12 @@ export const CHART_INK = {
   grid: { light: '#e7ebf0', dark: '#2a3340' },
   surface: { light: '#ffffff', dark: '#171b22' },
   track: { light: '#edf0f4', dark: '#262d38' },
+  /*
+   * Numbers on heatmap cells (the info tone at 8–80 % opacity on the surface): on pale cells, and on
+   * bright ones, each at least 4.3:1 in both themes. Light cells never get dark enough for white.
+   */
+  onPaleCell: { light: '#0b1220', dark: '#f8fafc' },
+  onStrongCell: { light: '#0b1220', dark: '#0b1220' },
 } as const satisfies Record<string, ThemeColors>;
 
 export type ChartInk = keyof typeof CHART_INK;
