@@ -555,6 +555,12 @@ export function gaugeBounds(block: GaugeBlock): { min: number; max: number } {
   return max > min ? { min, max } : { min, max: min + 1 };
 }
 
+/** `size`, or smaller so that `text` fits in `width` (never below 11 px). */
+function fittedFontSize(text: string, size: number, width: number): number {
+  const measured = textWidth(text, `650 ${size}px ${FONT_FAMILY}`);
+  return measured <= width ? size : Math.max(11, Math.floor((size * width) / measured));
+}
+
 export function gaugeOption(block: GaugeBlock, layout: ChartLayout): Option {
   const { min, max } = gaugeBounds(block);
   const span = max - min;
@@ -565,6 +571,8 @@ export function gaugeOption(block: GaugeBlock, layout: ChartLayout): Option {
   const thickness = Math.round(Math.max(10, Math.min(layout.width, layout.height) / 13));
   const hasBands = bandStops.length > 0;
   const valueFontSize = Math.round(Math.max(20, Math.min(40, layout.height / 6.5)));
+  // The value is written inside the arc: as wide as the dial's opening, less some air.
+  const dialInside = 2 * (0.94 * (Math.min(layout.width, layout.height) / 2) - thickness) * 0.85;
   return {
     ...baseOption(),
     series: [
@@ -592,7 +600,7 @@ export function gaugeOption(block: GaugeBlock, layout: ChartLayout): Option {
           offsetCenter: [0, hasBands ? '40%' : '2%'],
           color: hasBands ? toneSentinel(tone) : inkSentinel('text'),
           fontFamily: FONT_FAMILY,
-          fontSize: hasBands ? Math.round(valueFontSize * 0.8) : valueFontSize,
+          fontSize: fittedFontSize(withUnit(block.value, block.unit), hasBands ? Math.round(valueFontSize * 0.8) : valueFontSize, dialInside),
           fontWeight: 650,
           formatter: () => withUnit(block.value, block.unit),
         },

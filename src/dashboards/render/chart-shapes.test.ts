@@ -136,3 +136,22 @@ describe('heatmaps', () => {
     expect(numbers['100']).toContain(`fill="${inkSentinel('onStrongCell')}"`);
   });
 });
+
+describe('gauges', () => {
+  function valueFontSize(value: number, unit: string): number {
+    const html = renderDashboard(
+      { slug: 'gauge', title: 'Gauge', sections: [{ blocks: [{ type: 'gauge', title: 'Gauge', span: 6, value, min: 0, max: 1e9, unit }] }] },
+      { version: 1, updatedAt: '2024-05-03T09:00:00.000Z' },
+    ).html;
+    const text = /<text[^>]*style="font-size:(\d+)px;[^"]*font-weight:650[^>]*>([^<]*)<\/text>/.exec(html);
+    return Number(text?.[1]);
+  }
+
+  it('writes a long value smaller, inside the dial, and a short one at its usual size', () => {
+    const usual = valueFontSize(42, '%');
+    expect(usual).toBeGreaterThanOrEqual(20);
+    const long = valueFontSize(123_456_789, 'bytes');
+    expect(long).toBeLessThan(usual);
+    expect(long).toBeGreaterThanOrEqual(11);
+  });
+});
