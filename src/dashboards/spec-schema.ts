@@ -116,6 +116,9 @@ const captionFields = {
   caption: Optional(text(400)),
 };
 
+/** The fields every block carries: where it sits, whether it shows, and its title and caption. */
+export const COMMON_BLOCK_FIELDS: ReadonlySet<string> = new Set([...Object.keys(positionFields), ...Object.keys(visibilityFields), ...Object.keys(captionFields)]);
+
 /**
  * A block: the common fields, in the spec's order, then `type` and the kind's own fields. The pieces
  * never share a key (TypeScript types a spread of generic parts as an intersection, so an override

@@ -3,7 +3,7 @@
  * published, so an entry is never stale: a new version or a deleted dashboard simply stops being asked
  * for, and the least recently used entries go once the cache holds more bytes than its budget.
  */
-import type { ChartTally } from './page-renderer.js';
+import type { ChartTally } from '../dashboards/render/chart-drawing.js';
 
 export interface CachedPage {
   etag: string;

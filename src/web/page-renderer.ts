@@ -8,10 +8,9 @@
  * its drawings are spread over all the threads, so a page of twenty charts takes about a twentieth of
  * their time on twenty cores; and one thread puts the drawings in place and compresses the page.
  * Drawings are cached here, by what they are drawn from, for every thread, and shared only within an
- * account. A drawing that runs past
- * the time limit is stopped and its chart shows why, as do the charts whose turn comes after the page
- * has used up that limit; the rest of the page is unaffected. Laying out or finishing a page past the
- * limit stops it with 503 RENDER_TIMEOUT.
+ * account. A drawing that runs past the time limit is stopped and its chart shows why, as do the
+ * charts whose turn comes after the page has used up that limit; the rest of the page is unaffected.
+ * Laying out or finishing a page past the limit stops it with 503 RENDER_TIMEOUT.
  *
  * The same threads serve `svc dashboard check`: a spec's page laid out and its charts drawn, only to
  * report what would not show as written (checkDrawings).
@@ -22,7 +21,7 @@
 import { gzipSync } from 'node:zlib';
 import { ChartCache } from '../dashboards/render/chart-cache.js';
 import type { DashboardDrawer, DrawingCheck } from '../dashboards/check-dashboard.js';
-import { drawChartJob, estimatedDrawCost, type ChartJob } from '../dashboards/render/chart-drawing.js';
+import { drawChartJob, drawChartJobsHere, estimatedDrawCost, type ChartJob, type ChartTally } from '../dashboards/render/chart-drawing.js';
 import { chartBlockCount, drawingProblems, fillCharts, type ChartPlan } from '../dashboards/render/chart-slots.js';
 import type { ChartRender } from '../dashboards/render/echarts-ssr.js';
 import { planDashboard } from '../dashboards/render/render-dashboard.js';
@@ -38,12 +37,6 @@ export interface RenderedPage {
   body: Buffer;
   gzip: Buffer;
   charts: ChartTally;
-}
-
-/** A page's drawings: made for it, or taken from earlier pages of the same account. */
-export interface ChartTally {
-  drawn: number;
-  reused: number;
 }
 
 /** What a render thread sends back: a structured clone turns Buffers into plain byte arrays. */
@@ -205,18 +198,7 @@ export class PageRenderer implements DashboardDrawer {
   }
 
   private drawHere(jobs: readonly ChartJob[], cacheScope: string, tally: ChartTally): ChartRender[] {
-    return jobs.map((job): ChartRender => {
-      const key = scopedKey(cacheScope, job);
-      const cached = this.charts.get(key);
-      if (cached !== undefined) {
-        tally.reused += 1;
-        return { ok: true, svg: cached };
-      }
-      tally.drawn += 1;
-      const drawn = drawChartJob(job);
-      if (drawn.ok) this.charts.set(key, drawn.svg);
-      return drawn;
-    });
+    return drawChartJobsHere(jobs, this.charts, (job) => scopedKey(cacheScope, job), tally);
   }
 
   private async renderOnThreads(

@@ -1,5 +1,5 @@
 /**
- * Drawn charts, kept by what they were drawn from (the ECharts option and the size). ECharts is by far the
+ * Drawn charts, kept by what they were drawn from (the block's own fields and the size). ECharts is by far the
  * costliest part of a page (milliseconds per chart), and the same chart is drawn again for the print
  * view, for a republished dashboard whose other blocks changed, and for every page that shows it.
  * Entries are plain output strings, so nothing of one render's state reaches another.

@@ -42,12 +42,14 @@ describe('chartJob', () => {
     expect(moved.key).toBe(line.key);
   });
 
-  it('gets another key for other data, another kind or another size', () => {
+  it('gets another key for other data, another kind, another size or another unit', () => {
     const series = line.block.series ?? [];
     const otherData = chartJob({ figure: 'chart', block: { ...line.block, series: series.map((one) => ({ ...one, data: one.data.map((value) => (typeof value === 'number' ? value + 1 : value)) })) }, width: line.width, height: line.height });
     const otherKind = chartJob({ figure: 'chart', block: { ...line.block, kind: 'area' }, width: line.width, height: line.height });
     const otherSize = chartJob({ figure: 'chart', block: line.block, width: line.width - 1, height: line.height });
-    const keys = new Set([line.key, otherData.key, otherKind.key, otherSize.key]);
-    expect(keys.size).toBe(4);
+    // A funnel's unit is only in its labels' formatter, a function.
+    const funnel = (unit: string) => chartJob({ figure: 'chart', block: { ...line.block, kind: 'funnel', unit }, width: line.width, height: line.height }).key;
+    const keys = new Set([line.key, otherData.key, otherKind.key, otherSize.key, funnel('ms'), funnel('s')]);
+    expect(keys.size).toBe(6);
   });
 });

@@ -3,7 +3,7 @@
  * size, and nothing else of the page. A page's drawings are independent of each other and of the rest
  * of the page, so the page renderer can spread them over its render threads (see page-renderer.ts).
  */
-import type { ChartBlock, GaugeBlock, HeatmapBlock } from '../spec-schema.js';
+import { COMMON_BLOCK_FIELDS, type ChartBlock, type GaugeBlock, type HeatmapBlock } from '../spec-schema.js';
 import { ChartCache, chartCache } from './chart-cache.js';
 import { chartKind, chartOption, drawsSlices, gaugeOption, heatmapOption } from './chart-options.js';
 import { renderEChartsSvg, type ChartRender } from './echarts-ssr.js';
@@ -23,13 +23,18 @@ export type ChartFigureJob =
 /** A drawing to make, with the key it is cached by (everything it depends on, hashed). */
 export type ChartJob = ChartFigureJob & { key: string };
 
+/** The block without the fields every block carries, none of which reaches its drawing. */
+function drawnFields(block: ChartFigureJob['block']): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(block).filter(([field]) => !COMMON_BLOCK_FIELDS.has(field)));
+}
+
 /**
- * Keyed by the ECharts option and the size, which are all a drawing depends on, rather than by the
- * block: a chart retitled, moved or given a note is not drawn again, nor is the same chart on another
- * dashboard.
+ * Keyed by the block's own fields and the size, which are all a drawing depends on: a chart retitled,
+ * moved or given a caption is not drawn again, nor is the same chart on another dashboard. (Not by the
+ * generated option: its formatters are functions, which JSON leaves out, and they depend on the unit.)
  */
 export function chartJob(figureJob: ChartFigureJob): ChartJob {
-  return { ...figureJob, key: ChartCache.key([jobOption(figureJob), figureJob.width, figureJob.height]) };
+  return { ...figureJob, key: ChartCache.key([figureJob.figure, drawnFields(figureJob.block), figureJob.width, figureJob.height]) };
 }
 
 /** The ECharts option a drawing is made from: generated from its block, the block's own `option` merged over it. */
@@ -72,13 +77,32 @@ export function drawChartJob(job: ChartFigureJob): ChartRender {
   return renderEChartsSvg(jobOption(job), { width: job.width, height: job.height });
 }
 
-/** Drawings made in this thread, taking what the process's chart cache already holds (drawings, never failures). */
-export function drawChartJobsHere(jobs: readonly ChartJob[]): ChartRender[] {
+/** How many of a page's drawings were made for it, and how many taken from the cache. */
+export interface ChartTally {
+  drawn: number;
+  reused: number;
+}
+
+/**
+ * Drawings made in this thread, taking what `cache` already holds under `keyOf(job)` (drawings, never
+ * failures): by default the process's chart cache, by the job's own key.
+ */
+export function drawChartJobsHere(
+  jobs: readonly ChartJob[],
+  cache: ChartCache = chartCache,
+  keyOf: (job: ChartJob) => string = (job) => job.key,
+  tally: ChartTally = { drawn: 0, reused: 0 },
+): ChartRender[] {
   return jobs.map((job): ChartRender => {
-    const cached = chartCache.get(job.key);
-    if (cached !== undefined) return { ok: true, svg: cached };
+    const key = keyOf(job);
+    const cached = cache.get(key);
+    if (cached !== undefined) {
+      tally.reused += 1;
+      return { ok: true, svg: cached };
+    }
+    tally.drawn += 1;
     const drawn = drawChartJob(job);
-    if (drawn.ok) chartCache.set(job.key, drawn.svg);
+    if (drawn.ok) cache.set(key, drawn.svg);
     return drawn;
   });
 }
