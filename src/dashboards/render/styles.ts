@@ -85,6 +85,9 @@ const DARK_SELECTORS = 'html[data-theme=dark]';
  * Print rules, written once and applied twice: under `@media print`, and under `.print-preview` for
  * the on-screen preview.
  */
+/** Kinds that often run longer than a page, and may break across pages; short lists (steps, a timeline, links) move whole. */
+const BREAKABLE_BLOCKS = '.k-table,.k-prose,.k-list,.k-comparison,.k-statusMatrix,.k-code';
+
 function printRules(scope: string): string {
   const s = (selectors: string) =>
     selectors
@@ -95,11 +98,10 @@ function printRules(scope: string): string {
     `${s('.skip-link,.topbar,.archive-bar,.update-bar,.sec-anchor,.tbl-tools,.copy-btn,.chart-data,.toc,.only-screen,.tbl-empty,.tbl-more')}{display:none!important}`,
     `${s('.page')}{padding:0;max-width:none}`,
     `${s('.blk,.hl,.sec-head,.callout,.banner,.pull-quote,.fig,.tbl tr,.step,.check,.tl-event,.person,.li,.crit,.prog,.dash-head')}{break-inside:avoid}`,
-    // Only kinds that often run longer than a page may break; short lists (steps, a timeline, links) move whole.
-    `${s('.k-table,.k-prose,.k-list,.k-comparison,.k-statusMatrix,.k-code,.sec')}{break-inside:auto}`,
+    `${s(`${BREAKABLE_BLOCKS},.sec`)}{break-inside:auto}`,
     // A block that breaks is printed without its card: a card would leave an empty frame at the foot of
     // a page when its title moves over with its first rows.
-    `${s('.k-table,.k-prose,.k-list,.k-comparison,.k-statusMatrix,.k-code')}{border-color:transparent;border-radius:0;padding:0;background:none}`,
+    `${s(BREAKABLE_BLOCKS)}{border-color:transparent;border-radius:0;padding:0;background:none}`,
     `${s('.sec-head,.heading,.doc-title,.blk-title,.tbl-tools')}{break-after:avoid}`,
     `${s('.blk')}{box-shadow:none}`,
     `${s('.tbl-scroll,.code,.chart-data-scroll')}{max-height:none!important;overflow:visible!important}`,
