@@ -517,34 +517,19 @@ export function heatmapOption(block: HeatmapBlock, layout: ChartLayout): Option 
       inRange: { opacity: HEAT_OPACITY },
       // The colour stays a sentinel; only opacity varies, so the theme decides the hue.
       target: { inRange: { opacity: HEAT_OPACITY } },
-      // Only the cells: the numbers on them stay opaque.
-      seriesIndex: 0,
     },
     series: [
       {
         type: 'heatmap',
-        data,
+        // Each number in the ink its cell's strength calls for (see onPaleCell and onStrongCell).
+        data: showLabels
+          ? data.map(([x, y, value]) => ({ value: [x, y, value], label: { color: inkSentinel(opacityOf(value) >= STRONG_CELL_OPACITY ? 'onStrongCell' : 'onPaleCell') } }))
+          : data,
         emphasis: { disabled: true },
         itemStyle: { color: toneSentinel('info'), borderColor: inkSentinel('surface'), borderWidth: 2, borderRadius: 3 },
-        label: { show: false },
+        // A cell's label takes the cell's opacity unless it has its own: the numbers stay at full strength.
+        label: showLabels ? { show: true, opacity: 1, fontFamily: FONT_FAMILY, fontSize: 11, formatter } : { show: false },
       },
-      // The numbers, as a series of their own: on the heatmap they would fade with their cells.
-      ...(showLabels
-        ? [
-            {
-              type: 'scatter',
-              silent: true,
-              symbolSize: 0,
-              // A scatter's points, and so their labels, are 80 % opaque by default.
-              itemStyle: { opacity: 1 },
-              data: data.map(([x, y, value]) => ({
-                value: [x, y, value],
-                label: { color: inkSentinel(opacityOf(value) >= STRONG_CELL_OPACITY ? 'onStrongCell' : 'onPaleCell') },
-              })),
-              label: { show: true, position: 'inside', fontFamily: FONT_FAMILY, fontSize: 11, formatter },
-            },
-          ]
-        : []),
     ],
   };
 }
