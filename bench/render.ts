@@ -3,6 +3,10 @@
  * page (over HTTP to a separate server process, and in-process through Fastify's inject), and the
  * gzipped weight of the gallery page with its stylesheet and script.
  *
+ * The gallery is drawn as a laptop's browser gets it, its charts at the laptop width; the same page
+ * for a phone, and with both widths (what the client script fetches when a window is narrowed), are
+ * reported beside it.
+ *
  * Each render figure sits beside a floor measured in the same run: parsing the same spec and escaping
  * every string in it into a minimal template, which any server-rendered page must at least do.
  */
@@ -17,6 +21,7 @@ import { buildLargeTableSpec } from '../src/dashboards/fixtures/specs.js';
 import * as echarts from 'echarts/dist/echarts.esm';
 import { chartCache } from '../src/dashboards/render/chart-cache.js';
 import { jobOption } from '../src/dashboards/render/chart-drawing.js';
+import type { ChartWidths } from '../src/dashboards/render/chart-slots.js';
 import { escapeHtml, formatNumber } from '../src/dashboards/render/escape.js';
 import type { DashboardSpec } from '../src/dashboards/spec-schema.js';
 import { startServer } from '../src/server/start.js';
@@ -31,7 +36,11 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const GALLERY_PATH = [path.resolve(here, '../../examples/dashboards/engineering-health.json'), path.resolve(here, '../examples/dashboards/engineering-health.json')].find((candidate) =>
   fs.existsSync(candidate),
 );
-const META = { version: 1, updatedAt: '2024-05-03T09:00:00.000Z', view: 'screen' as const };
+/**
+ * A laptop's page: its charts drawn at the laptop width only, as svc serves a browser that is not a
+ * phone's (the phone width is brought by the client script if the window is narrowed; see ChartWidths).
+ */
+const META = { version: 1, updatedAt: '2024-05-03T09:00:00.000Z', view: 'screen' as const, chartWidths: 'wide' as ChartWidths };
 
 /** The least a server-rendered page does: parse the spec and escape each string and number into markup. */
 function renderFloor(specText: string): string {
@@ -140,17 +149,22 @@ async function measureInProcess(galleryText: string): Promise<{ cachedInjectMs: 
  * thread's first pages take about twice as long while V8 compiles ECharts (the HTTP figures below
  * include that).
  */
-async function measureOnRenderThreads(gallerySpec: DashboardSpec): Promise<{ threads: number; firstRenderMs: number }> {
+async function measureOnRenderThreads(gallerySpec: DashboardSpec): Promise<{ threads: number } & Record<ChartWidths, number>> {
   const threads = os.availableParallelism();
   const renderer = new PageRenderer({ threads, timeoutMs: 20_000 });
   try {
     let version = 0;
     renderer.start();
-    const firstRenderMs = await timeMedian(15, 20, () => {
-      version += 1;
-      return renderer.render(JSON.stringify(freshVersion(gallerySpec, version)), { ...META, version }, 'bench');
-    });
-    return { threads, firstRenderMs: round(firstRenderMs) };
+    const firstRender = (chartWidths: ChartWidths) =>
+      timeMedian(15, 20, () => {
+        version += 1;
+        return renderer.render(JSON.stringify(freshVersion(gallerySpec, version)), { ...META, version, chartWidths }, 'bench');
+      }).then((ms) => round(ms));
+    // The laptop's page last, on threads that have drawn the most pages.
+    const narrow = await firstRender('narrow');
+    const both = await firstRender('both');
+    const wide = await firstRender('wide');
+    return { threads, wide, narrow, both };
   } finally {
     await renderer.close();
   }
@@ -171,14 +185,17 @@ export async function runRenderBench(): Promise<Record<string, unknown>> {
     return renderPage(galleryText);
   });
   const galleryWarmChartsMs = await timeMedian(15, 2, () => renderPage(galleryText));
-  const galleryDrawings = planDashboardPage(galleryText, META).charts.jobs.map((job) => ({ option: jobOption(job), width: job.width, height: job.height }));
+  const drawingsAt = (chartWidths: ChartWidths) => planDashboardPage(galleryText, { ...META, chartWidths }).charts.jobs.map((job) => ({ option: jobOption(job), width: job.width, height: job.height }));
+  const galleryDrawings = drawingsAt('wide');
   const echartsAloneMs = await timeMedian(15, 20, () => drawWithEChartsAlone(galleryDrawings));
+  const bothWidthsDrawings = drawingsAt('both');
+  const echartsAloneBothWidthsMs = await timeMedian(15, 20, () => drawWithEChartsAlone(bothWidthsDrawings));
   const tableFloorMs = await timeMedian(9, 2, () => renderFloor(tableText));
   const tableFirstMs = await timeMedian(9, 2, () => renderPage(tableText));
   const threaded = await measureOnRenderThreads(gallerySpec);
   const galleryHtml = renderPage(galleryText);
   const tableHtml = renderPage(tableText);
-  const chartsDrawn = (galleryHtml.match(/class="chart-svg /g) ?? []).length;
+  const chartsDrawn = (galleryHtml.match(/class="chart-svg [^"]*"><svg/g) ?? []).length;
 
   const inProcess = await measureInProcess(galleryText);
 
@@ -253,8 +270,12 @@ export async function runRenderBench(): Promise<Record<string, unknown>> {
     gallery: {
       blocks: (gallerySpec.sections ?? []).reduce((count, section) => count + (section.blocks ?? []).length, 0),
       echartsDrawings: chartsDrawn,
-      firstRenderMs: threaded.firstRenderMs,
+      firstRenderMs: threaded.wide,
       firstRenderThreads: threaded.threads,
+      firstRenderPhoneMs: threaded.narrow,
+      firstRenderBothWidthsMs: threaded.both,
+      echartsDrawingsBothWidths: bothWidthsDrawings.length,
+      echartsAloneBothWidthsOneThreadMs: round(echartsAloneBothWidthsMs),
       firstRenderOneThreadMs: round(galleryFirstMs),
       echartsAloneOneThreadMs: round(echartsAloneMs),
       firstRenderFloorMs: round(galleryFloorMs, 3),

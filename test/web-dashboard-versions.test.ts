@@ -65,7 +65,7 @@ describe(`dashboard version pages on ${testDialect}`, () => {
   it('revalidates an earlier version by its own ETag, apart from the current page and the print view', async () => {
     const first = await get('/d/weekly/versions/1');
     const etag = first.headers.get('etag') ?? '';
-    expect(etag).toMatch(/^W\/".+-1-sa-[0-9a-f]+"$/);
+    expect(etag).toMatch(/^W\/".+-1-saw-[0-9a-f]+"$/);
     expect((await get('/d/weekly/versions/1', { 'if-none-match': etag })).status).toBe(304);
     const printed = await get('/d/weekly/versions/1?print=1');
     expect(printed.status).toBe(200);
@@ -295,7 +295,7 @@ describe(`the wall display on ${testDialect}`, () => {
     expect(wall.text).toContain('<div class="update-bar" role="status" hidden data-watch="/d/wallboard/latest.json" data-version="1" data-follow>');
     expect(wall.text).toMatch(/<footer class="dash-foot">Version 1<.*<a href="\/d\/wallboard">Leave wall display<\/a><\/footer>/);
     const etag = wall.headers.get('etag') ?? '';
-    expect(etag).toMatch(/^W\/".+-1-k-[0-9a-f]+"$/);
+    expect(etag).toMatch(/^W\/".+-1-kw-[0-9a-f]+"$/);
     expect(etag).not.toBe(screen.headers.get('etag'));
     expect((await get('/d/wallboard?kiosk=1', { 'if-none-match': etag })).status).toBe(304);
     expect((await get('/d/wallboard', { 'if-none-match': etag })).status).toBe(200);
@@ -311,7 +311,7 @@ describe(`the wall display on ${testDialect}`, () => {
     const printed = await get('/d/wallboard?kiosk=1&print=1');
     expect(printed.text).toContain('<div class="preview-bar" role="region" aria-label="Print preview">');
     expect(printed.text).not.toContain('data-follow');
-    expect(printed.headers.get('etag')).toMatch(/-p-[0-9a-f]+"$/);
+    expect(printed.headers.get('etag')).toMatch(/-pw-[0-9a-f]+"$/);
 
     const archived = await get('/d/wallboard/versions/1?kiosk=1');
     expect(archived.status).toBe(200);
@@ -319,7 +319,7 @@ describe(`the wall display on ${testDialect}`, () => {
     expect(archived.text).toContain('class="archive-bar"');
     expect(archived.text).not.toContain('data-follow');
     expect(archived.text).not.toContain('Wall display');
-    expect(archived.headers.get('etag')).toMatch(/-1-sa-[0-9a-f]+"$/);
+    expect(archived.headers.get('etag')).toMatch(/-1-saw-[0-9a-f]+"$/);
 
     for (const flag of ['0', 'yes', '']) {
       const plain = await get(`/d/wallboard?kiosk=${flag}`);

@@ -160,7 +160,7 @@ describe(`dashboard pages on ${testDialect}`, () => {
     await publish({ slug: 'etag', title: 'First title' });
     const first = await get('/d/etag');
     const etag = first.headers.get('etag') ?? '';
-    expect(etag).toMatch(/^W\/"[\w-]+-1-s-[0-9a-f]+"$/);
+    expect(etag).toMatch(/^W\/"[\w-]+-1-sw-[0-9a-f]+"$/);
     expect(first.headers.get('cache-control')).toBe('private, no-cache');
     expect(first.headers.get('vary')).toContain('Cookie');
 
@@ -176,7 +176,7 @@ describe(`dashboard pages on ${testDialect}`, () => {
     const second = await get('/d/etag', { 'if-none-match': etag });
     expect(second.status).toBe(200);
     expect(second.text).toContain('Second title');
-    expect(second.headers.get('etag')).toMatch(/-2-s-/);
+    expect(second.headers.get('etag')).toMatch(/-2-sw-/);
   });
 
   it('serves pages gzipped to clients that take gzip, and plain to the rest', async () => {

@@ -3,7 +3,7 @@
  * run on a render thread (see page-renderer.ts) as well as in the request's own thread.
  */
 import { fillChartsDrawnHere } from '../dashboards/render/chart-drawing.js';
-import type { ChartPlan } from '../dashboards/render/chart-slots.js';
+import type { ChartPlan, ChartWidths } from '../dashboards/render/chart-slots.js';
 import { planDashboard, timeElement } from '../dashboards/render/render-dashboard.js';
 import { escapeAttr } from '../dashboards/render/escape.js';
 import type { DashboardSpec } from '../dashboards/spec-schema.js';
@@ -16,6 +16,8 @@ export interface PageMeta {
   version: number;
   updatedAt: string;
   view: View;
+  /** Which of a chart's two widths the page draws (default `both`; see ChartWidths). */
+  chartWidths?: ChartWidths;
   /** An earlier version, shown at /d/:slug/versions/:n under a bar that says so and links to the current one. */
   archived?: boolean;
 }
@@ -51,7 +53,7 @@ export function planDashboardPage(specText: string, meta: PageMeta): PlannedPage
   const spec = JSON.parse(specText) as DashboardSpec;
   const paths = dashboardPaths(spec.slug);
   // Downloads name the version, so a table's CSV is the one on the page even once it is republished.
-  const rendered = planDashboard(spec, { version: meta.version, updatedAt: meta.updatedAt, downloadBase: paths.version(meta.version), footerLinks: footerLinks(meta, paths) });
+  const rendered = planDashboard(spec, { version: meta.version, updatedAt: meta.updatedAt, downloadBase: paths.version(meta.version), footerLinks: footerLinks(meta, paths), ...(meta.chartWidths ? { chartWidths: meta.chartWidths } : {}) });
   const pagePath = meta.archived ? paths.version(meta.version) : paths.current;
   const printing = meta.view === 'print';
   const kiosk = meta.view === 'kiosk' && !meta.archived;

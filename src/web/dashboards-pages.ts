@@ -12,13 +12,14 @@ import { listDashboards, SLUG_PATTERN } from '../dashboards/read-dashboards.js';
 import type { DashboardSpec } from '../dashboards/spec-schema.js';
 import { anyDashboard, findHeader, findVersion, listVersions } from '../dashboards/store.js';
 import { blockCsv } from '../dashboards/block-csv.js';
+import type { ChartWidths } from '../dashboards/render/chart-slots.js';
 import { AppError, notFound } from '../errors.js';
 import { etagMatches } from '../server/etag.js';
 import { BUILD_ID } from './assets.js';
 import { renderDashboardIndex } from './dashboard-index.js';
 import { renderDashboardHistory } from './dashboard-history.js';
 import { dashboardPaths, type View } from './dashboard-page.js';
-import { acceptsGzip, isFlagOn } from './http-helpers.js';
+import { CHART_WIDTH_HEADERS, acceptsGzip, chartWidthsFor, isFlagOn } from './http-helpers.js';
 import { renderPage } from './layout.js';
 import { PageCache, type CachedPage } from './page-cache.js';
 import type { PageRenderer, RenderPriority } from './page-renderer.js';
@@ -41,18 +42,33 @@ function dashboardTag(page: DashboardVersionRef): string {
   return createHash('sha256').update(`${page.accountId}\u0000${page.createdAt}`).digest('base64url').slice(0, 12);
 }
 
-/** How a version is shown: on screen or as printed, as the current version or an archived one. */
+/**
+ * How a version is shown: on screen or as printed, as the current version or an archived one, with
+ * the charts drawn at the widths of a laptop, of a phone or both.
+ */
 interface PageVariant {
   view: View;
   archived: boolean;
+  chartWidths: ChartWidths;
 }
 
-const CURRENT_ON_SCREEN: PageVariant = { view: 'screen', archived: false };
+/** What a publish pre-renders: the current version on a laptop's screen, then on a phone's. */
+const PRERENDERED: readonly PageVariant[] = [
+  { view: 'screen', archived: false, chartWidths: 'wide' },
+  { view: 'screen', archived: false, chartWidths: 'narrow' },
+];
 
 const VIEW_TAGS: Record<View, string> = { screen: 's', print: 'p', kiosk: 'k' };
+const WIDTH_TAGS: Record<ChartWidths, string> = { both: 'b', wide: 'w', narrow: 'n' };
 
-function variantTag({ view, archived }: PageVariant): string {
-  return `${VIEW_TAGS[view]}${archived ? 'a' : ''}`;
+function variantTag({ view, archived, chartWidths }: PageVariant): string {
+  return `${VIEW_TAGS[view]}${archived ? 'a' : ''}${WIDTH_TAGS[chartWidths]}`;
+}
+
+/** The variant a request asks for; a print preview is laid out on A4 whatever the screen, so it draws the wide charts. */
+function variantOf(request: FastifyRequest<{ Querystring: PageQuery }>, view: View, archived: boolean): PageVariant {
+  const chartWidths = chartWidthsFor(request.headers, request.query.drawings);
+  return { view, archived, chartWidths: view === 'print' && chartWidths === 'narrow' ? 'wide' : chartWidths };
 }
 
 /** Weak (the body may be sent gzipped or not); names the dashboard so a shared browser never mixes two. */
@@ -75,7 +91,14 @@ function viewOf(query: { print?: string; kiosk?: string }, kioskAllowed: boolean
   return kioskAllowed && isFlagOn(query.kiosk) ? 'kiosk' : 'screen';
 }
 
-const NOT_MODIFIED_HEADERS = { 'cache-control': 'private, no-cache', vary: 'Cookie, Authorization, Accept-Encoding' };
+interface PageQuery {
+  print?: string;
+  kiosk?: string;
+  drawings?: string;
+}
+
+const PAGE_VARY = `Cookie, Authorization, Accept-Encoding, ${CHART_WIDTH_HEADERS}`;
+const NOT_MODIFIED_HEADERS = { 'cache-control': 'private, no-cache', vary: PAGE_VARY };
 
 /**
  * Server-Timing of a page drawn for this visit, shown in the browser's developer tools: how long the
@@ -89,7 +112,7 @@ function sendCached(request: FastifyRequest, reply: FastifyReply, page: CachedPa
   pageHeaders(reply, page.csp)
     .header('etag', page.etag)
     .header('cache-control', 'private, no-cache')
-    .header('vary', 'Cookie, Authorization, Accept-Encoding');
+    .header('vary', PAGE_VARY);
   if (acceptsGzip(request.headers['accept-encoding'])) return reply.header('content-encoding', 'gzip').send(page.gzip);
   return reply.send(page.body);
 }
@@ -162,8 +185,9 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
       maxPending: 1000,
       canRender: () => renderer.idle,
       render: async (target) => {
-        if (!cache.get(pageKey(target, CURRENT_ON_SCREEN))) {
-          await drawPage(target, CURRENT_ON_SCREEN, 'background');
+        // One after the other: the phone's page reuses the drawings the laptop's has made.
+        for (const variant of PRERENDERED) {
+          if (!cache.get(pageKey(target, variant))) await drawPage(target, variant, 'background');
         }
         services.events.emit('dashboard.prerendered', target);
       },
@@ -217,12 +241,12 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
     return sendCached(request, reply, page);
   }
 
-  app.get<{ Params: { slug: string }; Querystring: { print?: string; kiosk?: string } }>('/d/:slug', { schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Params: { slug: string }; Querystring: PageQuery }>('/d/:slug', { schema: { hide: true } }, async (request, reply) => {
     const found = await readableDashboard(request, reply, request.params.slug);
     if (!found) return reply;
     const { ctx, header } = found;
     const target: DashboardVersionRef = { accountId: ctx.actor.accountId, slug: request.params.slug, createdAt: header.created_at, version: header.version };
-    return sendVersionPage(request, reply, target, { view: viewOf(request.query, true), archived: false });
+    return sendVersionPage(request, reply, target, variantOf(request, viewOf(request.query, true), false));
   });
 
   // What an open page asks to learn of a newer version: the number and time only, never cached.
@@ -284,7 +308,7 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
     return sendPage(reply, 200, page);
   });
 
-  app.get<{ Params: { slug: string; version: string }; Querystring: { print?: string } }>('/d/:slug/versions/:version', { schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Params: { slug: string; version: string }; Querystring: PageQuery }>('/d/:slug/versions/:version', { schema: { hide: true } }, async (request, reply) => {
     const found = await readableDashboard(request, reply, request.params.slug);
     if (!found) return reply;
     const { ctx, header } = found;
@@ -295,8 +319,11 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
     }
     const view = viewOf(request.query, false);
     // The current version has one address, so one cached page and one ETag.
-    if (version === header.version) return reply.redirect(`${dashboardPaths(slug).current}${view === 'print' ? '?print=1' : ''}`, 302);
+    if (version === header.version) {
+      const query = new URLSearchParams(view === 'print' ? { print: '1' } : request.query.drawings === 'all' ? { drawings: 'all' } : {}).toString();
+      return reply.redirect(`${dashboardPaths(slug).current}${query ? `?${query}` : ''}`, 302);
+    }
     const target: DashboardVersionRef = { accountId: ctx.actor.accountId, slug, createdAt: header.created_at, version };
-    return sendVersionPage(request, reply, target, { view, archived: true });
+    return sendVersionPage(request, reply, target, variantOf(request, view, true));
   });
 }

@@ -1,5 +1,7 @@
 /** Small HTTP decisions shared by the web pages. */
+import type { IncomingHttpHeaders } from 'node:http';
 import Negotiator from 'negotiator';
+import type { ChartWidths } from '../dashboards/render/chart-slots.js';
 
 /** Whether an Accept-Encoding header takes gzip (listed, or `*`, with a non-zero quality). */
 export function acceptsGzip(header: string | undefined): boolean {
@@ -44,4 +46,21 @@ export function originOf(url: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** The request headers a page's chart widths depend on (see chartWidthsFor), for `Vary`. */
+export const CHART_WIDTH_HEADERS = 'Sec-CH-UA-Mobile, User-Agent';
+
+/**
+ * Which chart widths a page is drawn with for this request (see ChartWidths): both when the request
+ * asks for them (`?drawings=all`, as the client script does), else those of the screen it comes from.
+ * Phones say what they are: Chromium in the Sec-CH-UA-Mobile hint it sends unasked, the others with
+ * "Mobi" in their User-Agent (as MDN advises). Tablets and laptops get the wide drawings.
+ */
+export function chartWidthsFor(headers: IncomingHttpHeaders, drawings: unknown): ChartWidths {
+  if (drawings === 'all') return 'both';
+  const mobileHint = headers['sec-ch-ua-mobile'];
+  if (mobileHint === '?1') return 'narrow';
+  if (mobileHint === '?0') return 'wide';
+  return /Mobi/.test(headers['user-agent'] ?? '') ? 'narrow' : 'wide';
 }

@@ -7,7 +7,7 @@ import { hasCsv } from '../block-csv.js';
 import type { ChartBlock, GaugeBlock, HeatmapBlock } from '../spec-schema.js';
 import { categoryNames, chartKind, drawsSlices, gaugeBounds, heatmapRange, legendExtraHeight, tooMuchToDraw, type ChartKind } from './chart-options.js';
 import { chartJob, type ChartFigureJob } from './chart-drawing.js';
-import { chartError } from './chart-slots.js';
+import { chartError, type ChartWidths } from './chart-slots.js';
 import { escapeAttr, escapeHtml, formatNumber, formatPercent } from './escape.js';
 import { extent, longestLength, positiveShares } from './numbers.js';
 import type { RenderContext } from './render-context.js';
@@ -16,6 +16,8 @@ import type { RenderContext } from './render-context.js';
 const NARROW_WIDTH = 320;
 /** Wider drawings than this get a phone variant. */
 const NARROW_THRESHOLD = 440;
+/** The drawing a page leaves out of a chart that has both widths, by the widths it carries. */
+const LEFT_OUT: Record<ChartWidths, 'v-wide' | 'v-narrow' | null> = { both: null, wide: 'v-narrow', narrow: 'v-wide' };
 /** Data tables beyond this many cells are left out (the summary still describes the data). */
 const MAX_DATA_TABLE_CELLS = 2400;
 
@@ -63,11 +65,14 @@ function renderFigure(figure: ChartFigure, context: RenderContext): string {
   if (figure.refusal) context.noteProblem(`This chart is not drawn: ${figure.refusal}.`);
   const wide = Math.round(Math.max(260, Math.min(1200, context.placement.contentWidth)));
   const summaryId = context.nextId('chart-summary');
-  const variants = [drawing(figure, wide, 'v-wide', context)];
   const hasNarrow = wide > NARROW_THRESHOLD;
-  if (hasNarrow) variants.push(drawing(figure, NARROW_WIDTH, 'v-narrow', context));
+  // A refusal costs nothing to show at both widths; otherwise a page may carry only one (see ChartWidths).
+  const leftOut = hasNarrow && !figure.refusal ? LEFT_OUT[context.chartWidths] : null;
+  const variants = [leftOut === 'v-wide' ? context.charts.leaveOut('v-wide') : drawing(figure, wide, 'v-wide', context)];
+  if (hasNarrow) variants.push(leftOut === 'v-narrow' ? context.charts.leaveOut('v-narrow') : drawing(figure, NARROW_WIDTH, 'v-narrow', context));
+  const classes = `chart ${figure.kindClass}${hasNarrow ? ' has-narrow' : ''}${leftOut ? ` awaits-${leftOut.slice(2)}` : ''}`;
   return (
-    `<figure class="chart ${figure.kindClass}${hasNarrow ? ' has-narrow' : ''}">` +
+    `<figure class="${classes}">` +
     `<div class="chart-img" role="img" aria-label="${escapeAttr(figure.name)}" aria-describedby="${summaryId}" style="--chart-ratio:${wide}/${figure.height}">${variants.join('')}</div>` +
     (figure.after ?? '') +
     `<p class="sr-only" id="${summaryId}">${escapeHtml(figure.summary)}</p>` +

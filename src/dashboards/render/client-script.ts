@@ -276,6 +276,42 @@ export const CLIENT_SCRIPT = String.raw`(function () {
     document.addEventListener('visibilitychange', check);
   }
 
+  // A chart's drawing at the other width, left out of the page (see ChartWidths), once a resized -----
+  // window shows that width: brought from this page drawn with both, and only from this same version.
+  function bringLeftOutDrawings() {
+    if (!document.querySelector('[data-pending]')) return;
+    var asked = false;
+    function check() {
+      var wanted = Array.prototype.some.call(document.querySelectorAll('[data-pending]'), function (slot) {
+        return slot.classList.contains('v-narrow') === (getComputedStyle(slot).getPropertyValue('--chart-width').trim() === 'narrow');
+      });
+      if (asked || !wanted) return;
+      asked = true;
+      window.removeEventListener('resize', check);
+      var url = new URL(location.href);
+      url.hash = '';
+      url.searchParams.set('drawings', 'all');
+      fetch(url, { credentials: 'same-origin' }).then(function (response) {
+        return response.ok ? response.text() : '';
+      }).then(function (html) {
+        var page = new DOMParser().parseFromString(html, 'text/html');
+        var version = function (doc) { var article = doc.querySelector('article.dash'); return article && article.getAttribute('data-version'); };
+        var mine = document.querySelectorAll('.chart-img');
+        var theirs = page.querySelectorAll('.chart-img');
+        if (!version(page) || version(page) !== version(document) || mine.length !== theirs.length) return;
+        mine.forEach(function (figure, index) {
+          figure.querySelectorAll('[data-pending]').forEach(function (slot) {
+            var drawn = theirs[index].querySelector(':scope > ' + (slot.classList.contains('v-narrow') ? '.v-narrow' : '.v-wide'));
+            if (drawn && !drawn.hasAttribute('data-pending')) slot.replaceWith(document.importNode(drawn, true));
+          });
+          if (!figure.querySelector('[data-pending]')) figure.parentNode.classList.remove('awaits-wide', 'awaits-narrow');
+        });
+      }).catch(function () {});
+    }
+    window.addEventListener('resize', check);
+    check();
+  }
+
   function start() {
     labelToggles();
     if (darkQuery && darkQuery.addEventListener) darkQuery.addEventListener('change', labelToggles);
@@ -286,6 +322,7 @@ export const CLIENT_SCRIPT = String.raw`(function () {
     setInterval(relativeTimes, 60000);
     document.querySelectorAll('[data-watch]').forEach(watchForNewerVersion);
     document.querySelectorAll('[data-index-filter]').forEach(setUpIndexFilter);
+    bringLeftOutDrawings();
   }
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);

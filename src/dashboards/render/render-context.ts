@@ -6,7 +6,7 @@
  */
 import { MAX_ISSUES, type Issue } from '../../errors.js';
 import { jsonPointer } from '../../json-pointer.js';
-import { ChartSlots } from './chart-slots.js';
+import { ChartSlots, type ChartWidths } from './chart-slots.js';
 import { HighlightBudget } from './code-highlight.js';
 
 export interface BlockPlacement {
@@ -36,6 +36,8 @@ export class RenderContext {
   /** The spec's ids that look like minted ones: the only ones an id base could clash with. */
   private readonly mintedLookingIds: readonly string[];
   readonly charts = new ChartSlots(() => this.nextIdBase('chart-def'));
+  /** Which of a chart's two widths are drawn on this page (see ChartWidths). */
+  chartWidths: ChartWidths = 'both';
   /** Where the version's downloads are (see DashboardMeta.downloadBase); none when empty. */
   downloadBase = '';
   /** The JSON pointer of the block being rendered (`/sections/1/blocks/3`): where a problem is reported. */

@@ -165,7 +165,7 @@ describe('placement and sections', () => {
   it('lays a report out as a document flow with a contents list', () => {
     const sections: Section[] = ['One', 'Two', 'Three'].map((title, index) => ({ id: `s${index}`, title, blocks: [{ ...validBlocks.paragraph }, { ...validBlocks.chart, span: 8 }] }));
     const html = render({ layout: 'report', sections });
-    expect(html).toContain('<article class="dash layout-report">');
+    expect(html).toContain('<article class="dash layout-report" data-version="3">');
     expect(html).toContain('<div class="flow">');
     expect(html).not.toContain('--gc:');
     expect(html).toContain('<nav class="toc only-screen" aria-label="Contents">');

@@ -6,7 +6,7 @@ import type { Issue } from '../../errors.js';
 import type { Block, DashboardSpec, Section } from '../spec-schema.js';
 import { placementStyle, widthShare } from './block-frame.js';
 import { fillChartsDrawnHere } from './chart-drawing.js';
-import type { ChartPlan } from './chart-slots.js';
+import type { ChartPlan, ChartWidths } from './chart-slots.js';
 import { escapeAttr, escapeHtml, escapeScalar, fitAttributes } from './escape.js';
 import { RenderContext } from './render-context.js';
 import { renderBlock } from './render-block.js';
@@ -25,6 +25,8 @@ export interface DashboardMeta {
   updatedAt: string;
   /** Links after the version and update time in the footer (the version history, the wall display). */
   footerLinks?: ReadonlyArray<{ label: string; href: string }>;
+  /** Which of a chart's two widths the page draws (default `both`; see ChartWidths). */
+  chartWidths?: ChartWidths;
   /** The version's page, under which a table's, chart's or heatmap's CSV is `<base><block pointer>.csv` (no download links without it). */
   downloadBase?: string;
 }
@@ -217,6 +219,7 @@ export function planDashboard(spec: DashboardSpec, meta: DashboardMeta): Planned
   const sections = spec.sections ?? [];
   const context = new RenderContext(specIds(sections));
   if (meta.downloadBase) context.downloadBase = meta.downloadBase;
+  if (meta.chartWidths) context.chartWidths = meta.chartWidths;
   // A section without an id is `section-2`, unless a block already uses that id.
   const anchors = sections.map((section, index) => section.id ?? context.idUnlessTaken(`section-${index + 1}`, 'section'));
   const parts: string[] = [renderHeader(spec, meta)];
@@ -229,7 +232,8 @@ export function planDashboard(spec: DashboardSpec, meta: DashboardMeta): Planned
   parts.push(`<footer class="dash-foot">Version ${meta.version}<span class="sep" aria-hidden="true">·</span>Updated ${timeElement(meta.updatedAt)}${links}</footer>`);
   return {
     title: spec.title,
-    html: `<article class="dash layout-${layout}">${parts.join('')}</article>`,
+    // The version lets the client script check that a page it fetches is this one (see ChartWidths).
+    html: `<article class="dash layout-${layout}" data-version="${meta.version}">${parts.join('')}</article>`,
     frameScriptHashes: context.frameScriptHashes,
     charts: context.charts.plan,
     problems: context.problems,

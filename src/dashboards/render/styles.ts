@@ -120,6 +120,8 @@ function printRules(scope: string): string {
     `${s('.code code')}{white-space:pre-wrap;overflow-wrap:anywhere;min-width:0}`,
     `${s('.chart .v-narrow')}{display:none!important}`,
     `${s('.chart .v-wide')}{display:block!important}`,
+    `${s('.chart.awaits-wide .v-narrow')}{display:block!important}`,
+    `${s('.chart.awaits-wide .v-wide')}{display:none!important}`,
     `${s('.dash-foot')}{margin-top:20px}`,
     `${s('.layout-report')}{max-width:none}`,
     `${s('.html-frame')}{break-inside:avoid}`,
@@ -317,6 +319,8 @@ bdi{unicode-bidi:isolate}
 .chart{margin:0;min-width:0}
 .chart-svg svg{display:block;width:100%;height:auto}
 .chart .v-narrow{display:none}
+.chart.awaits-wide .v-narrow{display:block}
+.chart.awaits-wide .v-wide{display:none}
 .chart-gauge .chart-img{max-width:380px;margin:0 auto;width:100%}
 .chart-error{display:grid;place-items:center;border:1px dashed var(--border-strong);border-radius:10px;color:var(--ink-3);font-size:13px;padding:16px;text-align:center}
 .chart-data{margin-top:8px;font-size:12px}
@@ -654,6 +658,9 @@ td .spark{display:inline-block;vertical-align:middle;width:76px;height:20px;marg
   .toc ol{columns:1}
   .chart.has-narrow .v-wide{display:none}
   .chart.has-narrow .v-narrow{display:block}
+  .chart.awaits-narrow .v-wide{display:block}
+  .chart.awaits-narrow .v-narrow{display:none}
+  .chart{--chart-width:narrow}
   .blk{padding:16px}
   .doc-title .headline{font-size:23px}
   .pull-quote blockquote{font-size:17px}
