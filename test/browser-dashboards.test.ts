@@ -55,8 +55,13 @@ interface Watched {
  * A signed-in page that records console errors, uncaught exceptions and dialogs. The examples' images
  * (https://images.example.com/…) come from the repository; any other outside request is refused.
  */
-async function openPage(options: { width?: number; colorScheme?: 'light' | 'dark'; signedIn?: boolean } = {}): Promise<Watched> {
-  const context = await browser.newContext({ viewport: { width: options.width ?? 1360, height: 900 }, colorScheme: options.colorScheme ?? 'light' });
+async function openPage(options: { width?: number; colorScheme?: 'light' | 'dark'; signedIn?: boolean; userAgent?: string } = {}): Promise<Watched> {
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1360, height: 900 },
+    colorScheme: options.colorScheme ?? 'light',
+    // A phone as Chromium's device emulation makes one: its User-Agent and its Sec-CH-UA-Mobile hint.
+    ...(options.userAgent ? { userAgent: options.userAgent, isMobile: true } : {}),
+  });
   await context.route(
     (url) => url.origin !== svc.url,
     async (route) => {
@@ -112,6 +117,41 @@ describe('dashboards in Chromium', () => {
     const figure = page.locator('.fig-media img');
     await figure.scrollIntoViewIfNeeded();
     await expect.poll(() => figure.evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth)).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it.each([
+    { screen: 'laptop', userAgent: undefined, from: 1360, to: 375, drawn: 'v-wide', brought: 'v-narrow' },
+    { screen: 'phone', userAgent: 'Mozilla/5.0 (Linux; Android 15; Pixel 9) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.36', from: 375, to: 1360, drawn: 'v-narrow', brought: 'v-wide' },
+  ])('gives a $screen the charts at its own width and brings the other width once the window is resized to it', async ({ userAgent, from, to, drawn, brought }) => {
+    const { context, page, errors } = await openPage({ width: from, ...(userAgent ? { userAgent } : {}) });
+    const fetched: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('drawings=all')) fetched.push(new URL(request.url()).search);
+    });
+    await page.goto(`${svc.url}/d/engineering-health`, { waitUntil: 'load' });
+    /** The drawings on show at each width, and the placeholders still waiting for theirs. */
+    const shown = () =>
+      page.evaluate(() => {
+        const visible = (selector: string) => Array.from(document.querySelectorAll(selector)).filter((element) => element.checkVisibility() && element.getBoundingClientRect().height > 20).length;
+        return { wide: visible('.has-narrow .v-wide svg'), narrow: visible('.has-narrow .v-narrow svg'), pending: document.querySelectorAll('[data-pending]').length };
+      });
+    // The charts that have two widths: the gallery's that span more than a third of the page.
+    const before = await shown();
+    expect(before.pending).toBe(await page.locator('.chart.has-narrow').count());
+    expect(before.pending).toBeGreaterThanOrEqual(6);
+    expect(before[drawn === 'v-wide' ? 'wide' : 'narrow']).toBe(before.pending);
+    expect(await page.locator(`.has-narrow .${brought} svg`).count()).toBe(0);
+    expect(fetched).toEqual([]);
+
+    await page.setViewportSize({ width: to, height: 900 });
+    await expect.poll(async () => (await shown()).pending).toBe(0);
+    const after = await shown();
+    // Every chart that has two widths now shows the one for this window, drawn for it.
+    expect(after[brought === 'v-wide' ? 'wide' : 'narrow']).toBe(before.pending);
+    expect(await page.locator('.awaits-wide, .awaits-narrow').count()).toBe(0);
+    expect(fetched).toEqual(['?drawings=all']);
     expect(errors).toEqual([]);
     await context.close();
   });

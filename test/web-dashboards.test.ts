@@ -179,6 +179,46 @@ describe(`dashboard pages on ${testDialect}`, () => {
     expect(second.headers.get('etag')).toMatch(/-2-sw-/);
   });
 
+  it('draws each chart at the width of the screen asking: laptop drawings by default, phone drawings for a phone, both on request', async () => {
+    const line = { type: 'chart', kind: 'line', title: 'Runs', categories: ['Mon', 'Tue'], series: [{ name: 'Runs', data: [3, 5] }] };
+    await publish({ slug: 'widths', title: 'Widths', sections: [{ blocks: [line, { type: 'gauge', title: 'Load', span: 6, value: 40 }, { ...line, title: 'Runs again' }] }] });
+    const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1';
+    const drawnAt = (html: string) => ({
+      wide: (html.match(/<div class="chart-svg v-wide"><svg/g) ?? []).length,
+      narrow: (html.match(/<div class="chart-svg v-narrow"><svg/g) ?? []).length,
+      leftOut: [...html.matchAll(/<div class="chart-svg (v-\w+)" data-pending><\/div>/g)].map((match) => match[1]),
+    });
+
+    const laptop = await get('/d/widths');
+    // The line chart is wide enough for a phone drawing; the gauge, at a quarter of the page, is not.
+    expect(drawnAt(laptop.text)).toEqual({ wide: 3, narrow: 0, leftOut: ['v-narrow', 'v-narrow'] });
+    expect(laptop.text).toContain('<figure class="chart chart-line has-narrow awaits-narrow">');
+    expect(laptop.headers.get('vary')).toBe('Cookie, Authorization, Accept-Encoding, Sec-CH-UA-Mobile, User-Agent');
+
+    const phone = await get('/d/widths', { 'user-agent': IPHONE });
+    expect(drawnAt(phone.text)).toEqual({ wide: 1, narrow: 2, leftOut: ['v-wide', 'v-wide'] });
+    expect(phone.text).toContain('<figure class="chart chart-line has-narrow awaits-wide">');
+    // Chromium's own hint wins over its User-Agent, either way.
+    expect(drawnAt((await get('/d/widths', { 'sec-ch-ua-mobile': '?1' })).text).narrow).toBe(2);
+    expect(drawnAt((await get('/d/widths', { 'sec-ch-ua-mobile': '?0', 'user-agent': IPHONE })).text).narrow).toBe(0);
+
+    const both = await get('/d/widths?drawings=all', { 'user-agent': IPHONE });
+    expect(drawnAt(both.text)).toEqual({ wide: 3, narrow: 2, leftOut: [] });
+    expect(both.text).toContain('<figure class="chart chart-line has-narrow">');
+    // A drawing has the same ids on every page, so the client script can bring one over from another.
+    const ids = (html: string) => [...html.matchAll(/<div class="chart-svg v-wide">(<svg[\s\S]*?<\/svg>)/g)].map((match) => [...(match[1] ?? '').matchAll(/ id="([^"]+)"/g)].map((id) => id[1]));
+    expect(ids(both.text)).toEqual(ids(laptop.text));
+    expect(ids(laptop.text)[2]?.length).toBeGreaterThan(0);
+
+    // A print preview is laid out on A4 whatever the screen.
+    expect(drawnAt((await get('/d/widths?print=1', { 'user-agent': IPHONE })).text)).toEqual({ wide: 3, narrow: 0, leftOut: ['v-narrow', 'v-narrow'] });
+
+    const etags = [laptop, phone, both].map((response) => response.headers.get('etag'));
+    expect(new Set(etags).size).toBe(3);
+    expect((await get('/d/widths', { 'user-agent': IPHONE, 'if-none-match': etags[0] ?? '' })).status).toBe(200);
+    expect((await get('/d/widths', { 'user-agent': IPHONE, 'if-none-match': etags[1] ?? '' })).status).toBe(304);
+  });
+
   it('serves pages gzipped to clients that take gzip, and plain to the rest', async () => {
     const gzipped = await fetch(`${svc.url}/d/all-kinds`, { headers: { authorization: `Bearer ${svc.adminToken}`, 'accept-encoding': 'gzip' } });
     expect(gzipped.headers.get('content-encoding')).toBe('gzip');
