@@ -57,6 +57,10 @@ async function shoot(page: Page, url: string, file: string, options: { fullPage:
     document.documentElement.setAttribute('data-theme', dark ? 'dark' : 'light');
   }, options.dark ?? false);
   await page.evaluate(() => document.fonts.ready);
+  // A chart drawn for the other screen width waits for the client script to bring the drawing for this one.
+  await page.waitForFunction(() =>
+    Array.from(document.querySelectorAll('[data-pending]')).every((slot) => slot.classList.contains('v-narrow') !== (getComputedStyle(slot).getPropertyValue('--chart-width').trim() === 'narrow')),
+  );
   await page.screenshot({ path: path.join(OUT, file), fullPage: options.fullPage });
   log(`wrote docs/screenshots/${file}`);
 }
