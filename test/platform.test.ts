@@ -95,7 +95,7 @@ describe(`platform core on ${testDialect}`, () => {
     const patch = await svc.request('PATCH', `/v1/projects/${project.id}`, { token: readOnly, body: { name: 'x' } });
     expect(patch.status).toBe(403);
     expect(patch.body).toMatchObject({ code: 'FORBIDDEN' });
-    expect(patch.body.error).toContain('project.write');
+    expect(patch.body.error).toContain('project.admin');
 
     const other = await createProject('Someone Else');
     const cross = await svc.request('GET', `/v1/projects/${other.id}`, { token: readOnly });
@@ -149,7 +149,9 @@ describe(`platform core on ${testDialect}`, () => {
     expect(danaToken.startsWith('svc_u_')).toBe(true);
     expect((await svc.request('GET', `/v1/projects/${project.id}`, { token: danaToken })).status).toBe(403);
     expect((await svc.request('POST', '/v1/users', { token: danaToken, body: { name: 'eve' } })).status).toBe(403);
-    expect((await svc.request('PUT', `/v1/projects/${project.id}/members/${user.body.user.id}`)).status).toBe(204);
+    const added = await svc.request('PUT', `/v1/projects/${project.id}/members/${user.body.user.id}`);
+    expect(added.status).toBe(201);
+    expect(added.body).toEqual({ created: true, member: { user_id: user.body.user.id, name: 'dana', role: 'member', created_at: expect.any(String) } });
     expect((await svc.request('GET', `/v1/projects/${project.id}`, { token: danaToken })).status).toBe(200);
     const own = await createProject('Dana Project', danaToken);
     const danaList = await svc.request('GET', '/v1/projects', { token: danaToken });

@@ -1,33 +1,28 @@
 import type { Selectable } from 'kysely';
-import type { ProjectsTable } from '../db/schema.js';
+import type { ProjectRole, ProjectsTable } from '../db/schema.js';
 import { AppError, notFound } from '../errors.js';
 import type { ActorContext } from '../context.js';
-import type { Capability } from './capabilities.js';
+import { CAPABILITIES, capabilitiesOfRole, type Capability } from './capabilities.js';
 import { isUuid } from '../ids.js';
 
 /** A project as both dialects return it. */
 export type ProjectRow = Selectable<ProjectsTable>;
 
-/** Sandbox tokens identify a sandbox to its own routes and nothing else (contract §2). */
+/** Sandbox tokens never reach an operation: no surface but the sandbox routes takes them (server/credentials.ts). */
 export function rejectSandboxToken(ctx: ActorContext): void {
-  if (ctx.actor.kind === 'sandbox') {
-    throw new AppError(
-      'UNAUTHENTICATED',
-      'A sandbox token is accepted only on sandbox-identity routes; call this route with the project token in SVC_CLI_TOKEN.',
-    );
-  }
+  if (ctx.actor.kind === 'sandbox') throw new AppError('UNAUTHENTICATED', 'A sandbox token is accepted only on sandbox-identity routes; call this route with the project token in SVC_CLI_TOKEN.');
 }
 
 /**
- * Requires a user token (routes like minting tokens act for a person, not a project). Any other kind is
- * the wrong token for the route: 401, as the contract says, not 403.
+ * Requires a user token (routes like minting tokens act for a person, not a project). Routes that take
+ * only user tokens say so in their route config, so a project token is refused (401) before this runs;
+ * this is the operation's own guarantee.
  */
 export function requireUserToken(ctx: ActorContext, action: string): void {
-  rejectSandboxToken(ctx);
   if (ctx.actor.kind !== 'user') {
     throw new AppError(
       'UNAUTHENTICATED',
-      `This route needs a user token (svc_u_…) to ${action}; this is a project token (svc_p_…), which acts only inside its project. Call it with your own user token.`,
+      `This route needs a user token (svc_u_…) to ${action}; this is a ${ctx.actor.kind} token, which acts only inside its project. Call it with your own user token.`,
     );
   }
 }
@@ -70,7 +65,6 @@ export function loadProjectFor(ctx: ActorContext, projectId: string, capability:
 }
 
 async function loadAndCheckProject(ctx: ActorContext, projectId: string, capability: Capability, action: string): Promise<ProjectRow> {
-  rejectSandboxToken(ctx);
   if (!isUuid(projectId)) {
     throw new AppError('BAD_REQUEST', `The project id ${JSON.stringify(projectId)} is not a UUID; use the id that svc project ls prints.`);
   }
@@ -85,9 +79,24 @@ async function loadAndCheckProject(ctx: ActorContext, projectId: string, capabil
   return project;
 }
 
+/** The role a user holds in a project, or null when they are not a member. */
+export async function projectRoleOf(ctx: Pick<ActorContext, 'db'>, projectId: string, userId: string): Promise<ProjectRole | null> {
+  const member = await ctx.db.selectFrom('project_members').select('role').where('project_id', '=', projectId).where('user_id', '=', userId).executeTakeFirst();
+  return member ? (member.role as ProjectRole) : null;
+}
+
+/** The capabilities the actor holds on a project: a token's own (already cut to its creator's), or a person's by role. */
+export async function capabilitiesOn(ctx: ActorContext, project: Pick<ProjectRow, 'id'>): Promise<readonly Capability[]> {
+  const { actor } = ctx;
+  if (actor.kind !== 'user') return actor.projectId === project.id ? actor.capabilities : [];
+  if (actor.isAdmin) return CAPABILITIES;
+  const role = await projectRoleOf(ctx, project.id, actor.userId);
+  return role ? capabilitiesOfRole(role) : [];
+}
+
 export async function assertProjectAccess(ctx: ActorContext, project: ProjectRow, capability: Capability, action: string): Promise<void> {
   const { actor } = ctx;
-  if (actor.kind === 'project') {
+  if (actor.kind !== 'user') {
     if (actor.projectId !== project.id) {
       throw new AppError('FORBIDDEN', `This project token belongs to another project, so it cannot ${action} here; use a token of this project.`);
     }
@@ -95,11 +104,9 @@ export async function assertProjectAccess(ctx: ActorContext, project: ProjectRow
     return;
   }
   if (actor.isAdmin) return;
-  const member = await ctx.db
-    .selectFrom('project_members')
-    .select('user_id')
-    .where('project_id', '=', project.id)
-    .where('user_id', '=', actor.userId)
-    .executeTakeFirst();
-  if (!member) throw new AppError('FORBIDDEN', `You are not a member of project ${project.slug}; ask an administrator to add you.`);
+  const role = await projectRoleOf(ctx, project.id, actor.userId);
+  if (!role) throw new AppError('FORBIDDEN', `You are not a member of project ${project.slug}; ask an administrator to add you.`);
+  if (!capabilitiesOfRole(role).includes(capability)) {
+    throw new AppError('FORBIDDEN', `You are a member of project ${project.slug} but not one of its admins, and to ${action} needs ${capability}; ask an admin of the project.`);
+  }
 }

@@ -7,7 +7,7 @@ import { InvalidGitArgumentError } from '../git/errors.js';
 import { provisionProjectRepository, removeProjectRepository } from '../git/project-repository.js';
 import { newId } from '../ids.js';
 import { forgetCachedPrincipals } from './principal.js';
-import { loadProjectFor, rejectSandboxToken, requireCapability, requireUserToken, type ProjectRow } from './access.js';
+import { loadProjectFor, requireCapability, requireUserToken, type ProjectRow } from './access.js';
 
 export interface CreateProjectInput {
   name: string;
@@ -61,7 +61,7 @@ export async function createProject(ctx: ActorContext, input: CreateProjectInput
     await ctx.db.transaction().execute(async (trx) => {
       await trx.insertInto('projects').values(project).execute();
       if (!ctx.actor.isAdmin) {
-        await trx.insertInto('project_members').values({ project_id: project.id, user_id: ctx.actor.userId, created_at: now }).execute();
+        await trx.insertInto('project_members').values({ project_id: project.id, user_id: ctx.actor.userId, role: 'admin', created_at: now }).execute();
       }
     });
   } catch (error) {
@@ -99,7 +99,6 @@ function assertUsableRepoUrl(ctx: ActorContext, repoUrl: string): void {
 }
 
 export async function listProjects(ctx: ActorContext): Promise<ProjectRow[]> {
-  rejectSandboxToken(ctx);
   const { actor } = ctx;
   let query = ctx.db.selectFrom('projects').selectAll('projects').where('projects.account_id', '=', actor.accountId);
   if (actor.kind === 'project') {
@@ -117,7 +116,7 @@ export async function getProject(ctx: ActorContext, projectId: string): Promise<
 }
 
 export function loadProjectToChange(ctx: ActorContext, projectId: string): Promise<ProjectRow> {
-  return loadProjectFor(ctx, projectId, 'project.write', 'change this project');
+  return loadProjectFor(ctx, projectId, 'project.admin', 'change this project’s settings');
 }
 
 export async function updateProject(ctx: ActorContext, projectId: string, input: UpdateProjectInput): Promise<ProjectRow> {
@@ -137,7 +136,7 @@ export async function updateProject(ctx: ActorContext, projectId: string, input:
 }
 
 export async function deleteProject(ctx: ActorContext, projectId: string): Promise<ProjectRow> {
-  const project = await loadProjectFor(ctx, projectId, 'project.write', 'delete this project');
+  const project = await loadProjectFor(ctx, projectId, 'project.admin', 'delete this project');
   const deleted = await ctx.db.deleteFrom('projects').where('id', '=', project.id).executeTakeFirst();
   if (Number(deleted.numDeletedRows) === 0) throw notFound('project', projectId);
   // The project's tokens went with it.

@@ -23,11 +23,12 @@ function checkName(name: string): void {
   }
 }
 
-/** Creates or replaces a secret; returns true when it was created. */
+/** Secrets are project settings (contract §2): setting, replacing and deleting them needs project.admin. */
 export function loadProjectToSetSecrets(ctx: ActorContext, projectId: string): Promise<ProjectRow> {
-  return loadProjectFor(ctx, projectId, 'project.write', 'set project secrets');
+  return loadProjectFor(ctx, projectId, 'project.admin', 'set project secrets');
 }
 
+/** Creates or replaces a secret; returns true when it was created. */
 export async function putSecret(ctx: ActorContext, projectId: string, name: string, value: string): Promise<boolean> {
   const project = await loadProjectToSetSecrets(ctx, projectId);
   checkName(name);
@@ -53,7 +54,7 @@ export async function listSecrets(ctx: ActorContext, projectId: string): Promise
 }
 
 export async function deleteSecret(ctx: ActorContext, projectId: string, name: string): Promise<void> {
-  const project = await loadProjectFor(ctx, projectId, 'project.write', 'delete project secrets');
+  const project = await loadProjectFor(ctx, projectId, 'project.admin', 'delete project secrets');
   const result = await ctx.db.deleteFrom('secrets').where('project_id', '=', project.id).where('name', '=', name).executeTakeFirst();
   if (Number(result.numDeletedRows) === 0) throw notFound('secret', name);
 }

@@ -22,6 +22,8 @@ export interface UsersTable {
   password_hash: string | null;
   is_admin: Bool;
   created_at: Timestamp;
+  /** Set by an administrator: every token and web session of the user stops working. */
+  disabled_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ProjectsTable {
@@ -36,9 +38,13 @@ export interface ProjectsTable {
   updated_at: Timestamp;
 }
 
+export type ProjectRole = 'member' | 'admin';
+
 export interface ProjectMembersTable {
   project_id: string;
   user_id: string;
+  /** `admin` holds project.admin; `member` every other capability. */
+  role: ColumnType<ProjectRole, ProjectRole | undefined, ProjectRole>;
   created_at: Timestamp;
 }
 

@@ -21,11 +21,11 @@
  * so Fastify's bodyLimit (which applies to bodies it reads itself) never cuts off a large push.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { rejectSandboxToken, loadProjectFor } from '../accounts/access.js';
-import { authenticateToken } from '../accounts/principal.js';
+import { loadProjectFor } from '../accounts/access.js';
 import type { ActorContext, Services } from '../context.js';
 import { AppError } from '../errors.js';
 import { isUuid } from '../ids.js';
+import { GIT_SURFACE, requireActor } from '../server/credentials.js';
 import { toAppError } from '../server/error-handler.js';
 import { openProjectRepository } from './project-repository.js';
 import { classifySmartHttpRequest, NO_CACHE_HEADERS, requestContentType, requiredCapability, serveSmartHttp } from './smart-http.js';
@@ -40,35 +40,9 @@ interface InfoRefsQuery {
   service?: string;
 }
 
-/**
- * The token of a git request: the password of HTTP Basic (the user name is ignored, as the contract says;
- * a token given as the user name with an empty password is accepted too, like other git hosts do), or a
- * Bearer token for clients configured with `http.extraHeader`.
- */
-export function tokenFromAuthorization(header: string | undefined): string | null {
-  if (!header) return null;
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (bearer) return bearer[1] ?? null;
-  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-  if (!basic?.[1]) return null;
-  const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon === -1) return decoded || null;
-  const password = decoded.slice(colon + 1);
-  return password || decoded.slice(0, colon) || null;
-}
-
 /** The same actor a Bearer token gets on the REST API, from the credentials git sends. */
-export async function authenticateGitRequest(services: Services, request: FastifyRequest): Promise<ActorContext> {
-  const token = tokenFromAuthorization(request.headers.authorization);
-  if (!token) {
-    throw new AppError('UNAUTHENTICATED', 'This repository needs credentials: use any user name and an svc token as the password.');
-  }
-  const actor = await authenticateToken(services.db, token);
-  if (!actor) throw new AppError('UNAUTHENTICATED', 'The token is not recognised: it is mistyped, revoked or expired.');
-  const ctx = { ...services, actor };
-  rejectSandboxToken(ctx);
-  return ctx;
+export function authenticateGitRequest(services: Services, request: FastifyRequest): Promise<ActorContext> {
+  return requireActor(services, request, GIT_SURFACE);
 }
 
 /** `<uuid>.git` (or a bare `<uuid>`, which some tools produce) → the project id; null for anything else. */

@@ -1,40 +1,22 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { authenticateToken } from '../accounts/principal.js';
 import type { ActorContext, Services } from '../context.js';
-import { AppError } from '../errors.js';
+import { API_SURFACE, requireActor } from './credentials.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Who the bearer token acts as: set before the body is read on routes that take a token. */
+    /** Who the credentials act as: set before the body is read on routes that take a token. */
     actorContext: ActorContext | null;
   }
 }
 
-export function bearerToken(request: FastifyRequest): string | null {
-  const header = request.headers.authorization;
-  if (!header) return null;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match?.[1] ?? null;
-}
-
-async function resolveActor(services: Services, request: FastifyRequest): Promise<ActorContext> {
-  const token = bearerToken(request);
-  if (!token) {
-    throw new AppError(
-      'UNAUTHENTICATED',
-      request.headers.authorization
-        ? 'The Authorization header must be "Bearer <token>".'
-        : 'This route needs a token: send "Authorization: Bearer <token>" (the CLI reads SVC_CLI_TOKEN, or run svc login).',
-    );
-  }
-  const actor = await authenticateToken(services.db, token);
-  if (!actor) throw new AppError('UNAUTHENTICATED', 'The token is not recognised: it is mistyped, revoked or expired.');
-  return { ...services, actor };
+function resolveActor(services: Services, request: FastifyRequest): Promise<ActorContext> {
+  return requireActor(services, request, API_SURFACE, request.routeOptions.config.tokenKinds);
 }
 
 /**
  * Every route of `scope` takes a bearer token, checked as the request arrives: a request without one,
- * or with an unknown one, is answered 401 before its body is read, parsed or validated.
+ * with an unknown one, or with a kind of token the route does not take, is answered 401 before its body
+ * is read, parsed or validated.
  */
 export function authenticateRequests(scope: FastifyInstance, services: Services): void {
   scope.decorateRequest('actorContext', null);

@@ -73,7 +73,7 @@ function requireSameOrigin(request: FastifyRequest, baseUrl: string): void {
 
 async function userForPassword(services: Services, name: string, password: string): Promise<{ id: string; accountId: string } | null> {
   // No user name holds a NUL, which PostgreSQL text cannot hold either: such a name is simply unknown.
-  const users = name.includes('\u0000') ? [] : await services.db.selectFrom('users').select(['id', 'account_id', 'password_hash']).where('name', '=', name).execute();
+  const users = name.includes('\u0000') ? [] : await services.db.selectFrom('users').select(['id', 'account_id', 'password_hash']).where('name', '=', name).where('disabled_at', 'is', null).execute();
   let found: { id: string; accountId: string } | null = null;
   for (const user of users) {
     if (!found && user.password_hash && (await verifyPassword(password, user.password_hash))) found = { id: user.id, accountId: user.account_id };

@@ -40,6 +40,7 @@ export async function findWebSession(db: Kysely<Database>, secret: string): Prom
     .innerJoin('users', 'users.id', 'web_sessions.user_id')
     .select(['web_sessions.id_hash', 'web_sessions.user_id', 'web_sessions.account_id', 'web_sessions.expires_at', 'users.is_admin'])
     .where('web_sessions.id_hash', '=', digest)
+    .where('users.disabled_at', 'is', null)
     .executeTakeFirst();
   if (!row || !digestsEqual(row.id_hash, digest)) return null;
   if (Date.parse(row.expires_at) <= Date.now()) return null;
@@ -52,6 +53,12 @@ export async function findWebSession(db: Kysely<Database>, secret: string): Prom
     projectId: null,
     capabilities: CAPABILITIES,
   };
+}
+
+/** Ends every web session of a user (signed out everywhere); returns how many there were. */
+export async function endWebSessionsOf(db: Kysely<Database>, userId: string): Promise<number> {
+  const result = await db.deleteFrom('web_sessions').where('user_id', '=', userId).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 export async function deleteWebSession(db: Kysely<Database>, secret: string): Promise<void> {

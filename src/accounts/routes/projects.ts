@@ -17,6 +17,8 @@ export function projectRoutes(app: FastifyInstance, services: Services): void {
   api.post(
     '/v1/projects',
     {
+      // Projects are created by people.
+      config: { tokenKinds: ['user'] },
       schema: {
         tags,
         summary: 'Create a project (hosted repository, or a mirror of repo_url)',
@@ -64,7 +66,7 @@ export function projectRoutes(app: FastifyInstance, services: Services): void {
     {
       schema: {
         tags,
-        summary: 'Rename a project or change its default branch',
+        summary: 'Rename a project or change its default branch (needs project.admin)',
         params: ProjectParams,
         body: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), default_branch: Type.Optional(BranchName) }, { additionalProperties: false }),
         response: { 200: Type.Object({ project: Project }), ...errorResponses(400, 401, 403, 404) },
@@ -79,7 +81,7 @@ export function projectRoutes(app: FastifyInstance, services: Services): void {
 
   api.delete(
     '/v1/projects/:id',
-    { schema: { tags, summary: 'Delete a project with its change requests, sessions, triggers and repository', params: ProjectParams, response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404) } } },
+    { schema: { tags, summary: 'Delete a project with its change requests, sessions, triggers and repository (needs project.admin)', params: ProjectParams, response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404) } } },
     async (request, reply) => {
       const ctx = await authenticate(services, request);
       await deleteProject(ctx, request.params.id);

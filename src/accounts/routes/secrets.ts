@@ -20,7 +20,7 @@ export function secretRoutes(app: FastifyInstance, services: Services): void {
     {
       schema: {
         tags,
-        summary: 'Create or replace a project secret (its value is never read back)',
+        summary: 'Create or replace a project secret (its value is never read back; needs project.admin)',
         params: SecretParams,
         body: Type.Object({ value: Type.String({ maxLength: 65536 }) }, { additionalProperties: false }),
         response: { 200: Type.Object({ secret: SecretSummary, created: Type.Boolean() }), 201: Type.Object({ secret: SecretSummary, created: Type.Boolean() }), ...errorResponses(400, 401, 403, 404) },
@@ -46,7 +46,7 @@ export function secretRoutes(app: FastifyInstance, services: Services): void {
 
   api.delete(
     '/v1/projects/:id/secrets/:name',
-    { schema: { tags, summary: 'Delete a secret', params: SecretParams, response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404) } } },
+    { schema: { tags, summary: 'Delete a secret (needs project.admin)', params: SecretParams, response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404) } } },
     async (request, reply) => {
       const ctx = await authenticate(services, request);
       await deleteSecret(ctx, request.params.id, request.params.name);

@@ -2,14 +2,29 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../../context.js';
-import { checkAccessFirst } from '../../server/access-check.js';
+import { checkAccessFirst, rawParams } from '../../server/access-check.js';
 import { authenticate } from '../../server/authenticate.js';
 import { errorResponses } from '../../server/http-schemas.js';
-import { addProjectMember, createUser, listUsers, removeProjectMember, requireUserCreator } from '../users.js';
+import {
+  createUser,
+  disableUser,
+  enableUser,
+  endUserWebSessions,
+  listProjectMembers,
+  listUsers,
+  putProjectMember,
+  removeProjectMember,
+  requireUserCreator,
+} from '../users.js';
+import { loadProjectFor } from '../access.js';
 
 const tags = ['users'];
-const User = Type.Object({ id: Type.String(), name: Type.String(), admin: Type.Boolean(), created_at: Type.String() });
-const MemberParams = Type.Object({ id: Type.String(), userId: Type.String() });
+/** Routes that act for a person: user tokens only (a project token is refused before anything else). */
+const PEOPLE_ONLY = { tokenKinds: ['user'] as const };
+const User = Type.Object({ id: Type.String(), name: Type.String(), admin: Type.Boolean(), disabled: Type.Boolean(), created_at: Type.String() });
+const Member = Type.Object({ user_id: Type.String(), name: Type.String(), role: Type.Union([Type.Literal('member'), Type.Literal('admin')]), created_at: Type.String() });
+const UserParams = Type.Object({ user: Type.String({ description: 'User id, user name, or "me"' }) });
+const MemberParams = Type.Object({ id: Type.String(), userId: Type.String({ description: 'User id or user name' }) });
 
 export function userRoutes(app: FastifyInstance, services: Services): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -17,6 +32,7 @@ export function userRoutes(app: FastifyInstance, services: Services): void {
   api.post(
     '/v1/users',
     {
+      config: PEOPLE_ONLY,
       schema: {
         tags,
         summary: 'Add a user to the account (administrators); returns the first user token once',
@@ -38,24 +54,96 @@ export function userRoutes(app: FastifyInstance, services: Services): void {
     },
   );
 
-  api.get('/v1/users', { schema: { tags, summary: 'List users (administrators)', response: { 200: Type.Object({ users: Type.Array(User) }), ...errorResponses(401, 403) } } }, async (request) => {
-    const ctx = await authenticate(services, request);
-    return { users: await listUsers(ctx) };
-  });
+  api.get(
+    '/v1/users',
+    { config: PEOPLE_ONLY, schema: { tags, summary: 'List users (administrators)', response: { 200: Type.Object({ users: Type.Array(User) }), ...errorResponses(401, 403) } } },
+    async (request) => {
+      const ctx = await authenticate(services, request);
+      return { users: await listUsers(ctx) };
+    },
+  );
+
+  api.post(
+    '/v1/users/:user/disable',
+    {
+      config: PEOPLE_ONLY,
+      schema: {
+        tags,
+        summary: 'Disable a user (administrators): every token and web session of theirs stops working at once',
+        params: UserParams,
+        response: { 200: Type.Object({ user: User }), ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const ctx = await authenticate(services, request);
+      return { user: await disableUser(ctx, request.params.user) };
+    },
+  );
+
+  api.post(
+    '/v1/users/:user/enable',
+    {
+      config: PEOPLE_ONLY,
+      schema: { tags, summary: 'Enable a disabled user (administrators): their tokens work again', params: UserParams, response: { 200: Type.Object({ user: User }), ...errorResponses(400, 401, 403, 404) } },
+    },
+    async (request) => {
+      const ctx = await authenticate(services, request);
+      return { user: await enableUser(ctx, request.params.user) };
+    },
+  );
+
+  api.delete(
+    '/v1/users/:user/web-sessions',
+    {
+      config: PEOPLE_ONLY,
+      schema: {
+        tags,
+        summary: 'Sign a user out of every browser (yourself as "me", anyone for administrators)',
+        params: UserParams,
+        response: { 200: Type.Object({ ended: Type.Integer() }), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const ctx = await authenticate(services, request);
+      return { ended: await endUserWebSessions(ctx, request.params.user) };
+    },
+  );
+
+  api.get(
+    '/v1/projects/:id/members',
+    { schema: { tags, summary: 'List a project’s members and their roles', params: Type.Object({ id: Type.String() }), response: { 200: Type.Object({ members: Type.Array(Member) }), ...errorResponses(400, 401, 403, 404) } } },
+    async (request) => {
+      const ctx = await authenticate(services, request);
+      return { members: await listProjectMembers(ctx, request.params.id) };
+    },
+  );
 
   api.put(
     '/v1/projects/:id/members/:userId',
-    { schema: { tags, summary: 'Make a user a member of a project (administrators)', params: MemberParams, response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404) } } },
+    {
+      config: PEOPLE_ONLY,
+      schema: {
+        tags,
+        summary: 'Add a member to a project, or change their role (needs project.admin)',
+        params: MemberParams,
+        body: Type.Optional(Type.Object({ role: Type.Optional(Type.Union([Type.Literal('member'), Type.Literal('admin')])) }, { additionalProperties: false })),
+        response: { 200: Type.Object({ member: Member, created: Type.Boolean() }), 201: Type.Object({ member: Member, created: Type.Boolean() }), ...errorResponses(400, 401, 403, 404) },
+      },
+      preParsing: checkAccessFirst(services, (ctx, request) => loadProjectFor(ctx, rawParams(request).id ?? '', 'project.admin', 'add project members')),
+    },
     async (request, reply) => {
       const ctx = await authenticate(services, request);
-      await addProjectMember(ctx, request.params.id, request.params.userId);
-      return reply.code(204).send(null);
+      const { member, created } = await putProjectMember(ctx, request.params.id, request.params.userId, request.body?.role ?? 'member');
+      return reply.code(created ? 201 : 200).send({ member, created });
     },
   );
 
   api.delete(
     '/v1/projects/:id/members/:userId',
-    { schema: { tags, summary: 'Remove a project member (administrators)', params: MemberParams, response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404) } } },
+    {
+      config: PEOPLE_ONLY,
+      schema: { tags, summary: 'Remove a project member (needs project.admin); the tokens they made for it stop working', params: MemberParams, response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404) } },
+    },
     async (request, reply) => {
       const ctx = await authenticate(services, request);
       await removeProjectMember(ctx, request.params.id, request.params.userId);
