@@ -171,6 +171,13 @@ export interface MergeIntentsTable {
   created_at: Timestamp;
 }
 
+export interface TaskLeasesTable {
+  name: string;
+  /** The replica holding the lease (its process's random id). */
+  holder: string;
+  expires_at: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -186,6 +193,7 @@ export interface Database {
   change_requests: ChangeRequestsTable;
   feedback_deliveries: FeedbackDeliveriesTable;
   merge_intents: MergeIntentsTable;
+  task_leases: TaskLeasesTable;
 }
 
 export type { Generated };

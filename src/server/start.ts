@@ -7,12 +7,15 @@ import type { Services } from '../context.js';
 import { openDatabase, type DatabaseHandle } from '../db/database.js';
 import { SpecChecker } from '../dashboards/check-spec.js';
 import { DomainEventBus } from '../events.js';
+import { TaskRunner, type BackgroundTask } from '../background/task-runner.js';
 import { buildApp } from './app.js';
+import { backgroundTasks } from './background-tasks.js';
 
 export interface RunningServer {
   app: FastifyInstance;
   services: Services;
   bootstrap: BootstrapResult;
+  tasks: TaskRunner;
   /** The origin the server answers on, e.g. http://127.0.0.1:8080. */
   url: string;
   close(): Promise<void>;
@@ -29,6 +32,8 @@ export interface StartOptions {
    * workers skip them.
    */
   startupTasks?: boolean;
+  /** Background tasks beside svc's own (see background-tasks.ts); tests add probes here. */
+  extraTasks?: readonly BackgroundTask[];
 }
 
 /** Opens and migrates the database and runs first-boot setup and crash repair, without listening. */
@@ -62,17 +67,23 @@ export async function startServer(config: Config, options: StartOptions): Promis
       await app.close();
       throw error;
     }
+    const tasks = new TaskRunner(services, [...backgroundTasks(), ...(options.extraTasks ?? [])], {
+      onError: (error, task) => app.log.error({ err: error, task: task.name }, 'a background task failed'),
+    });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host}:${port}`;
     if (!options.baseUrlExplicit) config.baseUrl = url;
+    tasks.start();
     return {
       app,
       services,
       bootstrap: boot,
       url,
+      tasks,
       async close() {
+        await tasks.stop();
         await app.close();
         await specChecker.close();
         await database.close();

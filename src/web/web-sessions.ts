@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { CAPABILITIES } from '../accounts/capabilities.js';
 import type { Principal } from '../accounts/principal.js';
+import type { BackgroundTask } from '../background/task-runner.js';
 import { digestsEqual, hashToken } from '../accounts/token-secrets.js';
 import type { Database } from '../db/schema.js';
 import { readBool } from '../db/values.js';
@@ -26,10 +27,18 @@ export async function createWebSession(db: Kysely<Database>, user: { id: string;
     .insertInto('web_sessions')
     .values({ id_hash: hashToken(secret), user_id: user.id, account_id: user.accountId, created_at: now.toISOString(), expires_at: expiresAt.toISOString() })
     .execute();
-  // Sign-ins are rare: a good moment to forget sessions that have run out.
-  await db.deleteFrom('web_sessions').where('expires_at', '<', now.toISOString()).execute();
   return { secret, expiresAt };
 }
+
+/** Forgets sessions that have run out, on one replica at a time (findWebSession already refuses them). */
+export const expiredWebSessionsSweep: BackgroundTask = {
+  name: 'expired-web-sessions',
+  runsOn: 'one-replica',
+  intervalMs: 60 * 60 * 1000,
+  async run({ services, now }) {
+    await services.db.deleteFrom('web_sessions').where('expires_at', '<', now.toISOString()).execute();
+  },
+};
 
 /** The principal of a live session, or null for an unknown, forged or expired cookie. */
 export async function findWebSession(db: Kysely<Database>, secret: string): Promise<Principal | null> {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
+import type { BackgroundTask } from '../../src/background/task-runner.js';
 import { startServer, type RunningServer } from '../../src/server/start.js';
 
 /** `DATABASE_URL=postgres://… npm test` runs the whole suite against PostgreSQL; otherwise SQLite. */
@@ -66,6 +67,8 @@ export interface TestServerOptions {
   adminToken?: string | null;
   dataDir?: string;
   databaseUrl?: string;
+  /** Background tasks beside svc's own, e.g. probes of how replicas share work. */
+  extraTasks?: readonly BackgroundTask[];
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -77,7 +80,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     { SVC_RENDER_WARMUP_ROUNDS: '0', ...options.env },
     { port: 0, host: '127.0.0.1', dataDir, databaseUrl: database.url, adminToken, logLevel: 'error' },
   );
-  const server = await startServer(config, { baseUrlExplicit: false });
+  const server = await startServer(config, { baseUrlExplicit: false, extraTasks: options.extraTasks ?? [] });
   const url = server.url;
   const effectiveAdminToken = adminToken ?? server.bootstrap.generatedToken ?? '';
 

@@ -5,6 +5,7 @@ import { initial } from './0001-initial.js';
 import { changeRequests } from './0002-change-requests.js';
 import { dashboardOrderAnyInteger } from './0003-dashboard-order-any-integer.js';
 import { accessThatEnds } from './0004-access-that-ends.js';
+import { taskLeases } from './0007-task-leases.js';
 
 /**
  * Migrations are code, not files read at run time, so they ship inside the build. Names sort in order;
@@ -15,6 +16,7 @@ const migrations: Record<string, MigrationFactory> = {
   '0002_change_requests': changeRequests,
   '0003_dashboard_order_any_integer': dashboardOrderAnyInteger,
   '0004_access_that_ends': accessThatEnds,
+  '0007_task_leases': taskLeases,
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

@@ -1,0 +1,76 @@
+/**
+ * Background work shared by replicas: a `one-replica` task runs in one process at a time, the one
+ * holding its lease in the shared database, and another replica takes over when that one stops; an
+ * `every-replica` task runs in each.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BackgroundTask } from '../src/background/task-runner.js';
+import { createTestDatabase, startTestServer, testDialect, type TestDatabase, type TestServer } from './support/test-server.js';
+
+interface Probe {
+  task: BackgroundTask;
+  runs: string[];
+}
+
+function probe(name: string, runsOn: BackgroundTask['runsOn']): Probe {
+  const runs: string[] = [];
+  return { runs, task: { name, runsOn, intervalMs: 25, run: async ({ holder }) => void runs.push(holder) } };
+}
+
+/** Resolves once `condition` holds; the runner's own intervals decide how soon. */
+async function eventually(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe(`background tasks on two replicas of one ${testDialect} database`, () => {
+  let database: TestDatabase;
+  let dataDir: string;
+  let first: TestServer;
+  let second: TestServer;
+  const closed = new Set<TestServer>();
+  const oneFirst = probe('probe-one-replica', 'one-replica');
+  const oneSecond = probe('probe-one-replica', 'one-replica');
+  const everyFirst = probe('probe-every-replica', 'every-replica');
+  const everySecond = probe('probe-every-replica', 'every-replica');
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-tasks-'));
+    const shared = { adminToken: 'svc_u_tasks_admin', dataDir, ...(database.url ? { databaseUrl: database.url } : {}) };
+    first = await startTestServer({ ...shared, extraTasks: [oneFirst.task, everyFirst.task] });
+    second = await startTestServer({ ...shared, extraTasks: [oneSecond.task, everySecond.task] });
+  });
+  afterAll(async () => {
+    await Promise.all([first, second].filter((server) => !closed.has(server)).map((server) => server.server.close()));
+    await database.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('runs a one-replica task in one replica only, and another takes it over when that one stops', async () => {
+    await eventually(() => oneFirst.runs.length + oneSecond.runs.length >= 12, 'the one-replica probe ran 12 times');
+    // Whoever took the lease first keeps it while it runs: the other replica never ran the task.
+    const [leader, standby, leaderServer] = oneFirst.runs.length > 0 ? [oneFirst, oneSecond, first] : [oneSecond, oneFirst, second];
+    expect(standby.runs).toEqual([]);
+    expect(new Set(leader.runs).size).toBe(1);
+    expect(leader.runs[0]).toBe(leaderServer.server.tasks.holder);
+
+    await leaderServer.server.close();
+    closed.add(leaderServer);
+    const stoppedAt = leader.runs.length;
+    await eventually(() => standby.runs.length >= 3, 'the standby took the task over');
+    expect(leader.runs.length).toBe(stoppedAt);
+  });
+
+  it('runs an every-replica task in each replica', async () => {
+    await eventually(() => everyFirst.runs.length > 0 && everySecond.runs.length > 0, 'both replicas ran the every-replica probe');
+    expect(new Set([...everyFirst.runs, ...everySecond.runs]).size).toBe(2);
+  });
+});
