@@ -59,6 +59,10 @@ export interface TokensTable {
   capabilities: Json;
   created_at: Timestamp;
   expires_at: Timestamp | null;
+  /** Sandbox and CLI tokens of a session; they go with it. */
+  session_id?: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Set on clone credentials: the one ref they may push (`refs/heads/<session id>`). */
+  push_ref?: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface SecretsTable {
@@ -100,10 +104,15 @@ export interface WebSessionsTable {
   expires_at: Timestamp;
 }
 
+export type SessionStatus = 'queued' | 'branching' | 'provisioning' | 'running' | 'stopped' | 'failed' | 'completed';
+export type SandboxState = 'provisioning' | 'active' | 'stopped' | 'error' | 'archived';
+type Nullable<T> = ColumnType<T | null, T | null | undefined, T | null>;
+
 export interface SessionsTable {
   id: string;
   project_id: string;
-  status: string;
+  account_id: Nullable<string>;
+  status: SessionStatus;
   base_ref: string;
   branch: string;
   agent: string | null;
@@ -112,6 +121,33 @@ export interface SessionsTable {
   created_by: string;
   created_at: Timestamp;
   updated_at: Timestamp;
+  last_activity_at: Nullable<string>;
+  /** Why the session or its sandbox failed, as a sentence. */
+  error: Nullable<string>;
+  runtime_session_id: Nullable<string>;
+  initial_prompt: Nullable<string>;
+  initial_prompt_sent_at: Nullable<string>;
+  lease_expires_at: Nullable<string>;
+  sandbox_provider: Nullable<string>;
+  sandbox_state: Nullable<SandboxState>;
+  /** The provider's own handle of the sandbox (a directory, a container id). */
+  sandbox_ref: Nullable<string>;
+  /** Where the control plane reaches the sandbox's daemon. */
+  daemon_url: Nullable<string>;
+}
+
+export interface SessionMessagesTable {
+  id: string;
+  session_id: string;
+  seq: number;
+  text: string;
+  /** `api` (a person or agent), `feedback` (a CR's requested changes), `trigger`. */
+  source: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: ColumnType<number, number | undefined, number>;
+  last_error: string | null;
+  created_at: Timestamp;
+  delivered_at: Nullable<string>;
 }
 
 export interface ChangeRequestCountersTable {
@@ -194,6 +230,7 @@ export interface Database {
   feedback_deliveries: FeedbackDeliveriesTable;
   merge_intents: MergeIntentsTable;
   task_leases: TaskLeasesTable;
+  session_messages: SessionMessagesTable;
 }
 
 export type { Generated };

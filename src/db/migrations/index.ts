@@ -6,6 +6,7 @@ import { changeRequests } from './0002-change-requests.js';
 import { dashboardOrderAnyInteger } from './0003-dashboard-order-any-integer.js';
 import { accessThatEnds } from './0004-access-that-ends.js';
 import { taskLeases } from './0007-task-leases.js';
+import { sessions } from './0008-sessions.js';
 
 /**
  * Migrations are code, not files read at run time, so they ship inside the build. Names sort in order;
@@ -17,6 +18,7 @@ const migrations: Record<string, MigrationFactory> = {
   '0003_dashboard_order_any_integer': dashboardOrderAnyInteger,
   '0004_access_that_ends': accessThatEnds,
   '0007_task_leases': taskLeases,
+  '0008_sessions': sessions,
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
