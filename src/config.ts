@@ -29,6 +29,25 @@ export interface Config {
   renderTimeoutMs: number;
   /** Times each render thread draws the warm-up samples when it starts (see render-warmup.ts); 0 for none. */
   renderWarmupRounds: number;
+  sessions: SessionsConfig;
+}
+
+/** Sessions and their sandboxes (contract §6). */
+export interface SessionsConfig {
+  /** `process` (no isolation; development), `bubblewrap` or `docker`. */
+  provider: 'process' | 'bubblewrap' | 'docker';
+  /** Sessions in `provisioning` or `running` per account. */
+  maxSessions: number;
+  /** A running session with no live lease and no activity for this long is stopped. */
+  idleTimeoutMs: number;
+  /** How often the idle sweep looks (the sweep stops a session within this long of its deadline). */
+  sweepIntervalMs: number;
+  /** A sandbox whose daemon has not answered after this long has failed to start. */
+  bootTimeoutMs: number;
+  /** Derives each session's sandbox and CLI tokens; from SVC_SECRET_KEY, else a file in the data directory. */
+  secretKey: string | undefined;
+  /** The agent runtime's command inside process sandboxes (default: the one svc ships). */
+  runtimeCommand: string | undefined;
 }
 
 export interface ConfigOverrides {
@@ -64,7 +83,22 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
     renderThreads: parseCount('SVC_RENDER_THREADS', env.SVC_RENDER_THREADS, 0, 64) ?? (threadsGiven !== undefined ? threadsGiven : Math.min(4, availableParallelism())),
     renderTimeoutMs: parseCount('SVC_RENDER_TIMEOUT_MS', env.SVC_RENDER_TIMEOUT_MS, 100, 600_000) ?? 20_000,
     renderWarmupRounds: parseCount('SVC_RENDER_WARMUP_ROUNDS', env.SVC_RENDER_WARMUP_ROUNDS, 0, 50) ?? DEFAULT_RENDER_WARMUP_ROUNDS,
+    sessions: {
+      provider: parseProvider(env.SVC_SANDBOX_PROVIDER),
+      maxSessions: parseCount('SVC_MAX_SESSIONS', env.SVC_MAX_SESSIONS, 1, 100_000) ?? 10,
+      idleTimeoutMs: (parseCount('SVC_IDLE_TIMEOUT_S', env.SVC_IDLE_TIMEOUT_S, 1, 30 * 86_400) ?? 900) * 1000,
+      sweepIntervalMs: parseCount('SVC_IDLE_SWEEP_INTERVAL_MS', env.SVC_IDLE_SWEEP_INTERVAL_MS, 50, 600_000) ?? 5_000,
+      bootTimeoutMs: parseCount('SVC_SANDBOX_BOOT_TIMEOUT_MS', env.SVC_SANDBOX_BOOT_TIMEOUT_MS, 100, 3_600_000) ?? 60_000,
+      secretKey: env.SVC_SECRET_KEY || undefined,
+      runtimeCommand: env.SVC_RUNTIME_COMMAND || undefined,
+    },
   };
+}
+
+function parseProvider(value: string | undefined): SessionsConfig['provider'] {
+  if (value === undefined || value === '') return 'process';
+  if (value === 'process' || value === 'bubblewrap' || value === 'docker') return value;
+  throw new Error(`SVC_SANDBOX_PROVIDER must be process, bubblewrap or docker (got ${JSON.stringify(value)})`);
 }
 
 function parsePort(value: string | undefined): number | undefined {

@@ -1,0 +1,134 @@
+/**
+ * The `process` provider (contract §6): a sandbox is a directory holding its workspace and runtime home,
+ * and svc-entrypoint runs as an ordinary child process on free loopback ports. It isolates nothing: the
+ * agent has the host, as the user running svc. For development and tests; the README says so.
+ *
+ * The entrypoint runs in a process group of its own, detached from svc, so a restart of svc finds its
+ * sandboxes still running, and stopping one ends everything it started (daemon, runtime, shells).
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { SandboxProvider, SandboxStart, StartedSandbox } from './provider.js';
+
+const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+const ENTRYPOINT = path.join(PACKAGE_ROOT, 'bin', 'svc-entrypoint.js');
+const SVC_BIN = path.join(PACKAGE_ROOT, 'bin', 'svc.js');
+const SHIPPED_RUNTIME = path.join(PACKAGE_ROOT, 'node_modules', '.bin', 'opencode');
+const STOP_GRACE_MS = 5_000;
+
+interface SandboxFile {
+  pid: number;
+  daemonPort: number;
+  runtimePort: number;
+}
+
+export interface ProcessProviderOptions {
+  /** `<data dir>/sandboxes`: one directory per session. */
+  root: string;
+  runtimeCommand?: string | undefined;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+export class ProcessProvider implements SandboxProvider {
+  readonly name = 'process' as const;
+  readonly isolates = false;
+
+  constructor(private readonly options: ProcessProviderOptions) {}
+
+  directory(sessionId: string): string {
+    return path.join(this.options.root, sessionId);
+  }
+
+  private readFile(sessionId: string): SandboxFile | null {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(this.directory(sessionId), 'sandbox.json'), 'utf8')) as SandboxFile;
+    } catch {
+      return null;
+    }
+  }
+
+  async start(sandbox: SandboxStart): Promise<StartedSandbox> {
+    const dir = this.directory(sandbox.sessionId);
+    const previous = this.readFile(sandbox.sessionId);
+    if (previous && alive(previous.pid)) return { ref: dir, daemonUrl: `http://127.0.0.1:${previous.daemonPort}` };
+    const workspace = path.join(dir, 'workspace');
+    const home = path.join(dir, 'home');
+    const binDir = path.join(dir, 'bin');
+    for (const folder of [workspace, home, binDir]) fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    // `svc` on the agent's PATH, as in every sandbox.
+    const svcLink = path.join(binDir, 'svc');
+    if (!fs.existsSync(svcLink)) fs.symlinkSync(SVC_BIN, svcLink);
+    const [daemonPort, runtimePort] = [await freePort(), await freePort()];
+    const env: Record<string, string> = {
+      PATH: `${binDir}${path.delimiter}${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? '/usr/bin:/bin'}`,
+      LANG: process.env.LANG ?? 'C.UTF-8',
+      ...sandbox.env,
+      SVC_SERVICE_PORT: String(daemonPort),
+      SVC_RUNTIME_PORT: String(runtimePort),
+      SVC_WORKSPACE: workspace,
+      SVC_RUNTIME_HOME: home,
+      SVC_RUNTIME_COMMAND: this.options.runtimeCommand ?? SHIPPED_RUNTIME,
+      HOME: home,
+    };
+    const log = fs.openSync(path.join(dir, 'sandbox.log'), 'a', 0o600);
+    const child = spawn(process.execPath, [ENTRYPOINT], { cwd: dir, env, detached: true, stdio: ['ignore', log, log] });
+    fs.closeSync(log);
+    const pid = child.pid;
+    if (pid === undefined) throw new Error('svc-entrypoint could not be started');
+    child.unref();
+    const file: SandboxFile = { pid, daemonPort, runtimePort };
+    fs.writeFileSync(path.join(dir, 'sandbox.json'), JSON.stringify(file), { mode: 0o600 });
+    return { ref: dir, daemonUrl: `http://127.0.0.1:${daemonPort}` };
+  }
+
+  async stop(sessionId: string): Promise<void> {
+    const file = this.readFile(sessionId);
+    if (!file || !alive(file.pid)) return;
+    signalGroup(file.pid, 'SIGTERM');
+    const deadline = Date.now() + STOP_GRACE_MS;
+    while (alive(file.pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    // Whatever is left of the group (a shell command that ignored SIGTERM) is ended.
+    signalGroup(file.pid, 'SIGKILL');
+  }
+
+  async remove(sessionId: string): Promise<void> {
+    await this.stop(sessionId);
+    fs.rmSync(this.directory(sessionId), { recursive: true, force: true });
+  }
+
+  async isAlive(sessionId: string): Promise<boolean> {
+    const file = this.readFile(sessionId);
+    return file !== null && alive(file.pid);
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * One interface for the three sandbox providers (contract §6): the session lifecycle asks a provider to
+ * start a sandbox (first boot or resume), stop it (processes and memory dropped, files kept), remove it
+ * (everything gone), and whether it is still alive. Where its daemon answers is all svc needs after that:
+ * every other exchange goes through the daemon over HTTP.
+ */
+export interface SandboxStart {
+  sessionId: string;
+  /** The injected environment (spec 3's table and the project's secrets), before provider additions. */
+  env: Record<string, string>;
+  /** The provider's handle from an earlier boot of this sandbox, when resuming. */
+  ref: string | null;
+}
+
+export interface StartedSandbox {
+  /** The provider's own handle (a directory, a container id); kept on the session row. */
+  ref: string;
+  /** Where the control plane reaches the daemon, e.g. http://127.0.0.1:41234. */
+  daemonUrl: string;
+}
+
+export interface SandboxProvider {
+  readonly name: 'process' | 'bubblewrap' | 'docker';
+  /** Whether the sandboxes isolate the agent from the host; the process provider does not. */
+  readonly isolates: boolean;
+  start(sandbox: SandboxStart): Promise<StartedSandbox>;
+  stop(sessionId: string, ref: string): Promise<void>;
+  remove(sessionId: string, ref: string | null): Promise<void>;
+  isAlive(sessionId: string, ref: string): Promise<boolean>;
+}
