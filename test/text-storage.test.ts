@@ -36,6 +36,12 @@ describe(`lone surrogates on ${testDialect}`, () => {
     expect(row.body.error).toContain(`refused at /sections/0/blocks/0/rows/0/na\udc00me: this key ${LONE}`);
     expect((await svc.request('GET', '/api/dashboards/lone-row')).status).toBe(404);
 
+    // A body large enough to be checked on a worker thread says the same.
+    const rows = Array.from({ length: 200 }, (_, index) => `{"name":"row ${index}${index === 150 ? '\\udbff' : ''}","value":${index}}`).join(',');
+    const large = await svc.request('POST', '/api/dashboards', { rawBody: `{"slug":"lone-large","title":"Large","sections":[{"blocks":[{"type":"table","rows":[${rows}]}]}]}`, headers: json });
+    expect(large.status).toBe(400);
+    expect(large.body.error).toContain(`refused at /sections/0/blocks/0/rows/150/name: ${LONE}`);
+
     // Pairs are characters: stored and read back as sent.
     const paired = await svc.request('POST', '/api/dashboards', { rawBody: '{"slug":"paired","title":"Smile \\ud83d\\ude00 \\uD834\\uDD1E"}', headers: json });
     expect(paired.status).toBe(201);
