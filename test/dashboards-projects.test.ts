@@ -83,7 +83,9 @@ describe(`dashboards and projects on ${testDialect}`, () => {
     });
     const deleted = await remove(betaToken, claimed);
     expect(deleted.status).toBe(403);
-    expect(deleted.body.error).toContain(`belongs to project ${alpha.slug}, and this token is of another project, so it cannot delete it`);
+    expect(deleted.body.error).toBe(
+      `Dashboard "${claimed}" belongs to project ${alpha.slug}, and this token is of another project, so it cannot delete it; use a token of project ${alpha.slug} with dashboards.publish (or a user token of one of its members).`,
+    );
     expect(await read(claimed)).toMatchObject({ version: 1, spec: { title: body.title } });
     // Any token of the account still reads it.
     expect((await svc.request('GET', `/api/dashboards/${claimed}`, { token: betaToken })).status).toBe(200);
@@ -130,7 +132,7 @@ describe(`dashboards and projects on ${testDialect}`, () => {
     const agent = await remove(alphaToken, slug);
     expect(agent.status).toBe(403);
     expect(agent.body.error).toBe(
-      `Dashboard "${slug}" belongs to no project, so only its publisher (carol) or an administrator may delete it, with a user token: a project token acts only on its own project’s dashboards; publish under another slug.`,
+      `Dashboard "${slug}" belongs to no project, so only its publisher (carol) or an administrator may delete it, with a user token: a project token acts only on its own project’s dashboards.`,
     );
 
     expect((await publish(carol, spec(slug, { title: 'Second' }))).status).toBe(200);

@@ -27,25 +27,27 @@ export async function assertMayChange(ctx: ActorContext, db: Db, slug: string, o
   const { actor } = ctx;
   if (actor.kind === 'user' && actor.isAdmin) return;
   const name = JSON.stringify(slug);
+  // A refused replace can still publish its page under a slug of its own; a refused delete has nothing to try instead.
+  const instead = action === 'replace' ? ', or publish under another slug' : '';
   if (owner.projectId !== null) {
     const project = owner.projectSlug ?? owner.projectId;
     if (actor.kind === 'project') {
       if (actor.projectId === owner.projectId) return;
       throw new AppError(
         'FORBIDDEN',
-        `Dashboard ${name} belongs to project ${project}, and this token is of another project, so it cannot ${action} it; use a token of project ${project} with dashboards.publish (or a user token of one of its members), or publish under another slug.`,
+        `Dashboard ${name} belongs to project ${project}, and this token is of another project, so it cannot ${action} it; use a token of project ${project} with dashboards.publish (or a user token of one of its members)${instead}.`,
       );
     }
     if (await isProjectMember(db, owner.projectId, actor.userId)) return;
     throw new AppError(
       'FORBIDDEN',
-      `Dashboard ${name} belongs to project ${project}, which you are not a member of, so you cannot ${action} it; ask an administrator to add you to project ${project}, or publish under another slug.`,
+      `Dashboard ${name} belongs to project ${project}, which you are not a member of, so you cannot ${action} it; ask an administrator to add you to project ${project}${instead}.`,
     );
   }
   if (actor.kind === 'user' && owner.publishedBy === actor.userId) return;
   const publisher = owner.publisherName === null ? 'an administrator' : `its publisher (${owner.publisherName}) or an administrator`;
   const withToken = actor.kind === 'project' ? ', with a user token: a project token acts only on its own project’s dashboards' : '';
-  throw new AppError('FORBIDDEN', `Dashboard ${name} belongs to no project, so only ${publisher} may ${action} it${withToken}; publish under another slug.`);
+  throw new AppError('FORBIDDEN', `Dashboard ${name} belongs to no project, so only ${publisher} may ${action} it${withToken}${action === 'replace' ? '; publish under another slug' : ''}.`);
 }
 
 /** The project a publish puts its dashboard in, and the spec text to store (see the file comment). */
