@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
@@ -29,6 +30,10 @@ export interface Config {
   renderTimeoutMs: number;
   /** Times each render thread draws the warm-up samples when it starts (see render-warmup.ts); 0 for none. */
   renderWarmupRounds: number;
+  /** Versions kept per dashboard: a publish past this many deletes the oldest (SVC_DASHBOARD_VERSIONS_KEPT). */
+  dashboardVersionsKept: number;
+  /** Fastify's trustProxy (SVC_TRUST_PROXY): which proxies' X-Forwarded-For names the client. */
+  trustProxy: TrustProxy;
   sessions: SessionsConfig;
 }
 
@@ -49,6 +54,9 @@ export interface SessionsConfig {
   /** The agent runtime's command inside process sandboxes (default: the one svc ships). */
   runtimeCommand: string | undefined;
 }
+
+/** false (the default), true, a hop count, or addresses and CIDR ranges of the proxies to trust. */
+export type TrustProxy = boolean | number | string[];
 
 export interface ConfigOverrides {
   host?: string | undefined;
@@ -83,6 +91,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
     renderThreads: parseCount('SVC_RENDER_THREADS', env.SVC_RENDER_THREADS, 0, 64) ?? (threadsGiven !== undefined ? threadsGiven : Math.min(4, availableParallelism())),
     renderTimeoutMs: parseCount('SVC_RENDER_TIMEOUT_MS', env.SVC_RENDER_TIMEOUT_MS, 100, 600_000) ?? 20_000,
     renderWarmupRounds: parseCount('SVC_RENDER_WARMUP_ROUNDS', env.SVC_RENDER_WARMUP_ROUNDS, 0, 50) ?? DEFAULT_RENDER_WARMUP_ROUNDS,
+    dashboardVersionsKept: parseCount('SVC_DASHBOARD_VERSIONS_KEPT', env.SVC_DASHBOARD_VERSIONS_KEPT, 1, 1_000_000) ?? 100,
+    trustProxy: parseTrustProxy(env.SVC_TRUST_PROXY),
     sessions: {
       provider: parseProvider(env.SVC_SANDBOX_PROVIDER),
       maxSessions: parseCount('SVC_MAX_SESSIONS', env.SVC_MAX_SESSIONS, 1, 100_000) ?? 10,
@@ -122,4 +132,39 @@ function parseCount(name: string, value: string | undefined, min: number, max: n
 /** Threads by default: one per core, less the one that answers requests (at least one, at most four). */
 function defaultThreads(): number {
   return Math.max(1, Math.min(4, availableParallelism() - 1));
+}
+
+/**
+ * The trustProxy option Fastify takes for a TrustProxy: a hop count becomes a function trusting that many
+ * hops, because Fastify 5 itself trusts no hop when given a number (it cannot check the nearest peer).
+ */
+export function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
+}
+
+/** proxy-addr's names for address ranges, which Fastify's trustProxy takes beside addresses and CIDRs. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * SVC_TRUST_PROXY, as Fastify's trustProxy: unset or `false` trusts no proxy (X-Forwarded-For is
+ * ignored), `true` trusts every hop (only behind a proxy that overwrites the header), a number trusts
+ * that many hops, and a comma-separated list trusts those addresses and CIDR ranges.
+ */
+function parseTrustProxy(value: string | undefined): TrustProxy {
+  const text = value?.trim() ?? '';
+  if (text === '' || text === 'false') return false;
+  if (text === 'true') return true;
+  if (/^\d+$/.test(text)) return Number(text);
+  const entries = text.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    const bitsOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!(PROXY_RANGE_NAMES.has(entry) || (family !== 0 && bitsOk && extra === undefined))) {
+      throw new Error(
+        `SVC_TRUST_PROXY must be true, false, a hop count, or comma-separated proxy addresses and CIDR ranges such as 10.0.0.1,192.168.0.0/16 (got ${JSON.stringify(value)}; ${JSON.stringify(entry)} is none of these)`,
+      );
+    }
+  }
+  return entries;
 }

@@ -7,14 +7,16 @@
  */
 import { isUtf8 } from 'node:buffer';
 import sjson from 'secure-json-parse';
-import type { Issue } from './errors.js';
+import { MAX_ISSUES, type Issue } from './errors.js';
 import { escapePointerToken } from './json-pointer.js';
 
 export type JsonDocument =
   | { ok: true; value: unknown; text: string }
   | { ok: false; message: string }
   /** Valid JSON, but with a key that is refused; `path` is the JSON pointer to it. */
-  | { ok: false; message: string; forbiddenKey: { path: string; message: string } };
+  | { ok: false; message: string; forbiddenKey: { path: string; message: string } }
+  /** Valid JSON, but with strings (or keys) holding lone UTF-16 surrogates, by JSON pointer. */
+  | { ok: false; message: string; loneSurrogates: Issue[] };
 
 const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
 
@@ -28,8 +30,9 @@ export function parseJsonBytes(input: Uint8Array): JsonDocument {
   if (bytes.length === 0) return { ok: false, message: 'The request body is empty; send a JSON document.' };
   if (!isUtf8(bytes)) return { ok: false, message: 'The request body is not valid UTF-8; encode the JSON document as UTF-8.' };
   const text = bytes.toString('utf8');
+  let value: unknown;
   try {
-    return { ok: true, value: mayHoldForbiddenKey(text) ? (sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' }) as unknown) : (JSON.parse(text) as unknown), text };
+    value = mayHoldForbiddenKey(text) ? (sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' }) as unknown) : (JSON.parse(text) as unknown);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     if (/forbidden (?:prototype|constructor) property/.test(reason)) {
@@ -38,7 +41,15 @@ export function parseJsonBytes(input: Uint8Array): JsonDocument {
     }
     return { ok: false, message: `The request body is not valid JSON: ${reason}.` };
   }
+  // UTF-8 cannot carry a lone surrogate, but a \ud800 escape can: refused here, for every JSON body.
+  const loneSurrogates = LONE_SURROGATE_ESCAPE.test(text) ? loneSurrogateIssues(value, MAX_ISSUES) : [];
+  const first = loneSurrogates[0];
+  if (first) return { ok: false, message: `The request body is refused at ${first.path || '(body)'}: ${first.message}`, loneSurrogates };
+  return { ok: true, value, text };
 }
+
+/** A `\uD800`–`\uDFFF` escape: the only way a lone surrogate reaches a parsed string. */
+const LONE_SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 /**
  * False when the text cannot spell a `__proto__` or `constructor` key, not even with escapes: then the
@@ -79,19 +90,33 @@ function findForbiddenKey(root: unknown): { path: string; message: string } | un
 
 const NUL_MESSAGE = 'must not contain the NUL character (U+0000, \\u0000 in JSON); remove it.';
 
+/** Every string (or key) holding U+0000, by JSON pointer, in document order; stops after `limit`. */
+export function nulCharacterIssues(root: unknown, limit: number): Issue[] {
+  return stringIssues(root, limit, (text) => text.includes('\u0000'), NUL_MESSAGE);
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const LONE_SURROGATE_MESSAGE =
+  'must not contain a lone UTF-16 surrogate (a \\ud800 to \\udfff escape that is not half of a pair), which is no character and which SQLite and PostgreSQL would store differently; send the whole character (both escapes of its pair, or the character itself in UTF-8) or remove it.';
+
+/** Every string (or key) holding a lone UTF-16 surrogate, by JSON pointer, in document order; stops after `limit`. */
+export function loneSurrogateIssues(root: unknown, limit: number): Issue[] {
+  return stringIssues(root, limit, (text) => LONE_SURROGATE.test(text), LONE_SURROGATE_MESSAGE);
+}
+
 /**
- * Every string (or key) holding U+0000, by JSON pointer, in document order; stops after `limit`.
+ * Every string (or key) for which `refused` holds, by JSON pointer, in document order; stops after `limit`.
  * Iterative, as a document may nest far deeper than the call stack; each object is visited once, so
  * a cyclic object (which JSON cannot make, but a caller can) ends too.
  */
-export function nulCharacterIssues(root: unknown, limit: number): Issue[] {
+function stringIssues(root: unknown, limit: number, refused: (text: string) => boolean, message: string): Issue[] {
   const found: Issue[] = [];
   const seen = new Set<object>();
   const stack: Array<{ value: unknown; path: string; isKey?: true }> = [{ value: root, path: '' }];
   while (stack.length > 0 && found.length < limit) {
     const { value, path, isKey } = stack.pop() as { value: unknown; path: string; isKey?: true };
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) found.push({ path, message: isKey ? `this key ${NUL_MESSAGE}` : NUL_MESSAGE });
+      if (refused(value)) found.push({ path, message: isKey ? `this key ${message}` : message });
       continue;
     }
     if (value === null || typeof value !== 'object' || seen.has(value)) continue;
@@ -102,7 +127,7 @@ export function nulCharacterIssues(root: unknown, limit: number): Issue[] {
       const childPath = `${path}/${escapePointerToken(key)}`;
       // Pushed after the value so that, popped first, the key is reported before anything inside it.
       stack.push({ value: child, path: childPath });
-      if (!Array.isArray(value) && key.includes('\u0000')) stack.push({ value: key, path: childPath, isKey: true });
+      if (!Array.isArray(value) && refused(key)) stack.push({ value: key, path: childPath, isKey: true });
     }
   }
   return found;

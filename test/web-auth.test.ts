@@ -65,7 +65,7 @@ describe(`web sign-in on ${testDialect}`, () => {
     expect(form.text).toContain('<input type="hidden" name="next" value="/d/weekly">');
     for (const hostile of ['//evil.example/x', '/\\evil.example', 'https://evil.example/', 'javascript:alert(1)', '/login']) {
       const response = await page(`/login?next=${encodeURIComponent(hostile)}`);
-      expect(response.text).toContain('<input type="hidden" name="next" value="/d">');
+      expect(response.text).toContain('<input type="hidden" name="next" value="/">');
       expect(response.text).not.toContain('evil.example');
     }
     const quoted = await page(`/login?next=${encodeURIComponent('/d/"><script>alert(1)</script>')}`);
@@ -106,7 +106,48 @@ describe(`web sign-in on ${testDialect}`, () => {
     expect(again.status).toBe(303);
     expect(again.headers.get('location')).toBe('/d/weekly?by=n%C3%A9glig%C3%A9');
     const dotted = await page(`/login?next=${encodeURIComponent('/d/../login')}`, { cookie: sessionCookie(signedIn) });
-    expect(dotted.headers.get('location')).toBe('/d');
+    expect(dotted.headers.get('location')).toBe('/');
+  });
+
+  it('never sends a signed-in browser off-site, however next spells another host', async () => {
+    const signedIn = await page('/login', { method: 'POST', form: { token: svc.adminToken } });
+    const cookie = sessionCookie(signedIn);
+    // Each resolves, as a browser resolves a Location, to another host (or to sign-in again).
+    const hostile = [
+      '/d/..//evil.example',
+      '/d/../..//evil.example/x',
+      '/d/%2e%2e//evil.example',
+      '/d/%2E%2E/%2Fevil.example',
+      '/d/.%2e//evil.example',
+      '/d/./..//evil.example',
+      '/d/%252e%252e//evil.example',
+      '/%2f%2fevil.example',
+      '/%2fevil.example',
+      '/%5cevil.example',
+      '/\\evil.example',
+      '/d/..\\/evil.example',
+      '/\t/evil.example',
+      '/%09/evil.example',
+      '/\n/evil.example',
+      '/%0a/evil.example',
+      '/d/%2e%2e/login',
+    ];
+    for (const next of hostile) {
+      // Given as the query string of a link (encoded once, and also as written) and as the form's field.
+      for (const query of [encodeURIComponent(next), next.replace(/[\t\n]/g, encodeURIComponent)]) {
+        const again = await page(`/login?next=${query}`, { cookie });
+        expect(again.status, `GET /login?next=${query}`).toBe(303);
+        expect(again.headers.get('location'), `GET /login?next=${query}`).toBe('/');
+      }
+      const form = await page(`/login?next=${encodeURIComponent(next)}`);
+      expect(form.text, next).toContain('<input type="hidden" name="next" value="/">');
+      const posted = await page('/login', { method: 'POST', form: { token: svc.adminToken, next } });
+      expect(posted.status, `POST next=${next}`).toBe(303);
+      expect(posted.headers.get('location'), `POST next=${next}`).toBe('/');
+    }
+    // Paths of this site still work, dot segments resolved.
+    const local = await page(`/login?next=${encodeURIComponent('/d/x/../weekly?print=1')}`, { cookie });
+    expect(local.headers.get('location')).toBe('/d/weekly?print=1');
   });
 
   it('refuses a wrong password or an unknown user with the same message', async () => {

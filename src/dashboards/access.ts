@@ -2,7 +2,7 @@ import { rejectSandboxToken, requireCapability } from '../accounts/access.js';
 import type { ActorContext } from '../context.js';
 import { AppError } from '../errors.js';
 
-/** Dashboards belong to the token's account; publishing and deleting need `dashboards.publish`. */
+/** Dashboards belong to the token's account; publishing and deleting need `dashboards.publish`, and replacing and deleting also depend on who owns the dashboard (see ownership.ts). */
 export function requirePublish(ctx: ActorContext, action: string): void {
   rejectSandboxToken(ctx);
   requireCapability(ctx, 'dashboards.publish', action);

@@ -19,6 +19,8 @@ export interface SpecSummary {
    * thread costs far less than decoding a large body a second time in the request thread.
    */
   text: string;
+  /** The spec's `svc` context, which says which project it claims to belong to (contract §3). */
+  svc: DashboardSpec['svc'] | null;
 }
 
 export type SpecCheck = { kind: 'valid'; summary: SpecSummary } | { kind: 'unreadable'; message: string } | { kind: 'invalid'; issues: Issue[]; total: number };
@@ -27,6 +29,7 @@ function summarize(spec: DashboardSpec, text: string): SpecSummary {
   return {
     slug: spec.slug,
     text,
+    svc: spec.svc ?? null,
     columns: {
       title: spec.title,
       subtitle: spec.subtitle ?? null,

@@ -5,7 +5,20 @@ import { nowIso } from '../db/values.js';
 import { AppError } from '../errors.js';
 import { dashboardUrl, requirePublish } from './access.js';
 import { requireValidSpec } from './require-valid-spec.js';
-import { findHeader, findVersion, insertHeader, insertVersion, takeNextVersion, type DashboardKey, type HeaderColumns, type VersionStamp } from './store.js';
+import { assertMayChange, publishingOwner } from './ownership.js';
+import {
+  findHeader,
+  findOwner,
+  findVersion,
+  insertHeader,
+  insertVersion,
+  pruneVersions,
+  takeNextVersion,
+  type DashboardKey,
+  type HeaderColumns,
+  type PublishingOwner,
+  type VersionStamp,
+} from './store.js';
 import { publishedTag } from './version-etag.js';
 
 export interface PublishInput {
@@ -37,25 +50,34 @@ export interface PublishResult {
 export async function publishDashboard(ctx: ActorContext, input: PublishInput): Promise<PublishResult> {
   requirePublish(ctx, 'publish dashboards');
   const spec = await requireValidSpec(ctx, input.body, 'publish');
-  const specText = spec.text;
+  const { owner, text: specText } = await publishingOwner(ctx, spec);
   const accountId = ctx.actor.accountId;
   const now = nowIso();
+  const kept = ctx.config.dashboardVersionsKept;
 
   const key: DashboardKey = { accountId, slug: spec.slug };
+  // Administrators may replace any dashboard: no need to ask who owns it.
+  const mayReplaceAny = ctx.actor.kind === 'user' && ctx.actor.isAdmin;
 
   // Publishes that arrive together may share the transaction (group commit): each runs alone in it, in turn.
   const outcome = await ctx.transactions.run(async (trx) => {
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const replaced = await replaceExisting(trx, key, spec.columns, now, input.expectedVersion);
+      if (!mayReplaceAny) {
+        const current = await findOwner(trx, key, ctx.dialect === 'postgres');
+        if (current) await assertMayChange(ctx, trx, spec.slug, current, 'replace');
+      }
+      const replaced = await replaceExisting(trx, key, spec.columns, now, input.expectedVersion, owner);
       if (replaced) {
         await insertVersion(trx, key, replaced.version, specText, now);
+        // Versions run on from the highest; only the newest `kept` are stored.
+        if (replaced.version > kept) await pruneVersions(trx, key, replaced.version - kept + 1);
         return { ...replaced, created: false };
       }
       if (input.expectedVersion !== undefined) {
         const named = input.expectedVersion === '*' ? 'a version' : `version ${input.expectedVersion.version}`;
         throw new AppError('VERSION_MISMATCH', `If-Match names ${named}, but no dashboard "${spec.slug}" exists yet; publish without If-Match to create it.`);
       }
-      const inserted = await insertHeader(trx, key, spec.columns, now);
+      const inserted = await insertHeader(trx, key, spec.columns, now, owner);
       if (inserted) {
         await insertVersion(trx, key, 1, specText, now);
         return { ...inserted, created: true };
@@ -83,9 +105,10 @@ async function replaceExisting(
   columns: HeaderColumns,
   now: string,
   expected: ExpectedVersion | undefined,
+  owner: PublishingOwner,
 ): Promise<VersionStamp | undefined> {
   const expectedVersion = expected === undefined || expected === '*' ? undefined : expected;
-  const row = await takeNextVersion(trx, key, columns, now, expectedVersion?.version);
+  const row = await takeNextVersion(trx, key, columns, now, expectedVersion?.version, owner);
   if (!expectedVersion) return row;
   if (row) {
     // The UPDATE is undone with the transaction when the version is another publish's.

@@ -1,7 +1,8 @@
 import type { ActorContext } from '../context.js';
 import { AppError, notFound } from '../errors.js';
 import { dashboardUrl, requirePublish, requireRead } from './access.js';
-import { deleteDashboard, findHeader, findVersion, listHeaders, listVersions, type DashboardHeader } from './store.js';
+import { assertMayChange } from './ownership.js';
+import { deleteDashboard, findHeader, findOwner, findVersion, listHeaders, listVersions, oldestVersion, type DashboardHeader } from './store.js';
 
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
@@ -91,7 +92,7 @@ export async function getDashboard(ctx: ActorContext, slug: string, version?: nu
   if (!header) throw notFound('dashboard', slug);
   const wanted = version ?? header.version;
   const stored = await findVersion(ctx.db, ctx.actor.accountId, slug, wanted);
-  if (!stored) throw new AppError('NOT_FOUND', `Dashboard "${slug}" has no version ${wanted}; it has versions 1 to ${header.version}.`);
+  if (!stored) throw await missingVersion(ctx, slug, wanted, header.version);
   return {
     slug,
     version: stored.version,
@@ -112,8 +113,28 @@ export async function getDashboardVersions(ctx: ActorContext, slug: string): Pro
   return versions;
 }
 
+/** Why a version number finds nothing: it was pruned (see SVC_DASHBOARD_VERSIONS_KEPT), or never published. */
+async function missingVersion(ctx: ActorContext, slug: string, wanted: number, latest: number): Promise<AppError> {
+  const oldest = (await oldestVersion(ctx.db, { accountId: ctx.actor.accountId, slug })) ?? latest;
+  if (wanted < oldest) {
+    const kept = ctx.config.dashboardVersionsKept;
+    return new AppError(
+      'NOT_FOUND',
+      `Version ${wanted} of dashboard "${slug}" was pruned: svc keeps the latest ${kept} version${kept === 1 ? '' : 's'} of each dashboard (SVC_DASHBOARD_VERSIONS_KEPT), here versions ${oldest} to ${latest}.`,
+    );
+  }
+  return new AppError('NOT_FOUND', `Dashboard "${slug}" has no version ${wanted}; it has versions ${oldest} to ${latest}.`);
+}
+
 export async function removeDashboard(ctx: ActorContext, slug: string): Promise<void> {
   requirePublish(ctx, 'delete dashboards');
   checkSlug(slug);
-  if (!(await deleteDashboard(ctx.db, ctx.actor.accountId, slug))) throw notFound('dashboard', slug);
+  const key = { accountId: ctx.actor.accountId, slug };
+  const deleted = await ctx.db.transaction().execute(async (trx) => {
+    const owner = await findOwner(trx, key, ctx.dialect === 'postgres');
+    if (!owner) return false;
+    await assertMayChange(ctx, trx, slug, owner, 'delete');
+    return deleteDashboard(trx, key);
+  });
+  if (!deleted) throw notFound('dashboard', slug);
 }

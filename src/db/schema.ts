@@ -86,6 +86,10 @@ export interface DashboardsTable {
   version: number;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The project the dashboard belongs to (contract §3), or null. */
+  project_id: string | null;
+  /** The user who published it into its current owner (null for dashboards older than this column). */
+  published_by: string | null;
 }
 
 export interface DashboardVersionsTable {

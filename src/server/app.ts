@@ -4,6 +4,7 @@ import { projectRoutes } from '../accounts/routes/projects.js';
 import { secretRoutes } from '../accounts/routes/secrets.js';
 import { tokenRoutes } from '../accounts/routes/tokens.js';
 import { userRoutes } from '../accounts/routes/users.js';
+import { fastifyTrustProxy } from '../config.js';
 import type { Services } from '../context.js';
 import { changeRequestRoutes } from '../changes/routes.js';
 import { dashboardRoutes } from '../dashboards/routes.js';
@@ -30,6 +31,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   const app = Fastify({
     logger: { level: options.logLevel },
     bodyLimit: DEFAULT_BODY_LIMIT,
+    // Which proxies may name the client in X-Forwarded-For (request.ip, which sign-in throttling counts by).
+    trustProxy: fastifyTrustProxy(services.config.trustProxy),
     // Per-request lines only when debugging: at thousands of publishes a second they would dominate the log.
     logController: new LogController({ disableRequestLogging: options.logLevel !== 'debug' && options.logLevel !== 'trace' }),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAMETER_LENGTH },

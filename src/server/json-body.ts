@@ -55,7 +55,8 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     }
     const parsed = parseJsonBytes(bytes);
     if (!parsed.ok) {
-      done(new AppError('BAD_REQUEST', parsed.message), undefined);
+      // Lone surrogates are listed like NUL characters below: SQLite and PostgreSQL would store them differently.
+      done('loneSurrogates' in parsed ? validationFailed(parsed.loneSurrogates) : new AppError('BAD_REQUEST', parsed.message), undefined);
       return;
     }
     // PostgreSQL cannot store U+0000 in text; refused here for every route, so both databases agree.

@@ -5,6 +5,7 @@ import { initial } from './0001-initial.js';
 import { changeRequests } from './0002-change-requests.js';
 import { dashboardOrderAnyInteger } from './0003-dashboard-order-any-integer.js';
 import { accessThatEnds } from './0004-access-that-ends.js';
+import { dashboardOwners } from './0006-dashboard-owners.js';
 import { taskLeases } from './0007-task-leases.js';
 import { sessions } from './0008-sessions.js';
 
@@ -17,6 +18,7 @@ const migrations: Record<string, MigrationFactory> = {
   '0002_change_requests': changeRequests,
   '0003_dashboard_order_any_integer': dashboardOrderAnyInteger,
   '0004_access_that_ends': accessThatEnds,
+  '0006_dashboard_owners': dashboardOwners,
   '0007_task_leases': taskLeases,
   '0008_sessions': sessions,
 };
