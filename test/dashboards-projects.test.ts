@@ -30,7 +30,7 @@ async function createUser(name: string): Promise<{ id: string; token: string }> 
 
 async function createProject(name: string, members: string[]): Promise<{ id: string; slug: string }> {
   const project = (await svc.request('POST', '/v1/projects', { body: { name } })).body.project as { id: string; slug: string };
-  for (const userId of members) expect((await svc.request('PUT', `/v1/projects/${project.id}/members/${userId}`)).status).toBe(204);
+  for (const userId of members) expect((await svc.request('PUT', `/v1/projects/${project.id}/members/${userId}`)).status).toBe(201);
   return project;
 }
 

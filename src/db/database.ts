@@ -115,7 +115,9 @@ async function migrate(handle: DatabaseHandle): Promise<void> {
   // (schemas selected with search_path) can share one PostgreSQL database.
   const migrationTableSchema =
     handle.dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(handle.db)).rows[0]?.schema : undefined;
-  const migrator = new Migrator({ db: handle.db, provider: migrationProvider(handle.dialect), migrationTableSchema });
+  // Migrations written side by side on different branches may land in another order than their numbers;
+  // each is additive and independent of the others, so one that was not run yet runs whatever its number.
+  const migrator = new Migrator({ db: handle.db, provider: migrationProvider(handle.dialect), migrationTableSchema, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
