@@ -6,6 +6,7 @@ import type { Dialect } from './db/database.js';
 import type { Database } from './db/schema.js';
 import type { TransactionRunner } from './db/transactions.js';
 import type { DomainEventBus } from './events.js';
+import type { SessionServices } from './sessions/session-services.js';
 
 /** What the running server shares with every operation. */
 export interface Services {
@@ -17,6 +18,8 @@ export interface Services {
   events: DomainEventBus;
   /** Parses and validates published dashboards, on worker threads. */
   specChecker: SpecChecker;
+  /** Sandboxes of sessions, and the key their tokens derive from. */
+  sessions: SessionServices;
 }
 
 /** One request's view: the shared services plus who is acting. Operations take `(ctx, input)`. */

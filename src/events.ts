@@ -16,6 +16,16 @@ export interface DomainEvents {
   'dashboard.published': DashboardVersionRef;
   /** The page of a published version was drawn ahead of its first visitor. */
   'dashboard.prerendered': DashboardVersionRef;
+  /** A session's status or sandbox state changed in this process (other replicas' changes are read from the database). */
+  'session.status': SessionStatusEvent;
+}
+
+export interface SessionStatusEvent {
+  sessionId: string;
+  projectId: string;
+  status: string;
+  sandboxState: string | null;
+  at: string;
 }
 
 type Listener<Name extends keyof DomainEvents> = (event: DomainEvents[Name]) => void;

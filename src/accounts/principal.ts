@@ -18,6 +18,10 @@ export interface Principal {
    * user tokens: all of them (access is decided per project, by membership).
    */
   capabilities: readonly Capability[];
+  /** Sandbox and CLI tokens: the session they belong to. */
+  sessionId: string | null;
+  /** Clone credentials and CLI tokens of a session: the one ref they may push. */
+  pushRef: string | null;
 }
 
 /**
@@ -84,6 +88,8 @@ async function lookUpToken(db: Kysely<Database>, digest: string): Promise<{ prin
       'tokens.project_id',
       'tokens.capabilities',
       'tokens.expires_at',
+      'tokens.session_id',
+      'tokens.push_ref',
       'users.name as user_name',
       'users.is_admin',
       'users.disabled_at',
@@ -113,6 +119,8 @@ async function lookUpToken(db: Kysely<Database>, digest: string): Promise<{ prin
     isAdmin: row.kind === 'user' && creatorIsAdmin,
     projectId: row.project_id,
     capabilities,
+    sessionId: row.session_id ?? null,
+    pushRef: row.push_ref ?? null,
   };
   return { principal, expiresAt };
 }

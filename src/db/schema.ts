@@ -147,7 +147,8 @@ export interface SessionMessagesTable {
   text: string;
   /** `api` (a person or agent), `feedback` (a CR's requested changes), `trigger`. */
   source: string;
-  status: 'pending' | 'delivered' | 'failed';
+  /** `delivering` while one replica is handing it to the runtime. */
+  status: 'pending' | 'delivering' | 'delivered' | 'failed';
   attempts: ColumnType<number, number | undefined, number>;
   last_error: string | null;
   created_at: Timestamp;

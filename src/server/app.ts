@@ -7,6 +7,7 @@ import { userRoutes } from '../accounts/routes/users.js';
 import { fastifyTrustProxy } from '../config.js';
 import type { Services } from '../context.js';
 import { changeRequestRoutes } from '../changes/routes.js';
+import { sessionRoutes } from '../sessions/routes.js';
 import { dashboardRoutes } from '../dashboards/routes.js';
 import { PageRenderer } from '../web/page-renderer.js';
 import type { LoginThrottle } from '../web/login-throttle.js';
@@ -96,6 +97,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     userRoutes(scope, services);
     dashboardRoutes(scope, services, renderer);
     changeRequestRoutes(scope, services);
+    sessionRoutes(scope, services);
   });
   // Its own scope: the git host streams bodies through its own parsers and answers git clients in text.
   app.register(async (scope) => {

@@ -3,8 +3,13 @@
  * stops them before it closes. Domains declare their tasks; this is the only place that knows them all.
  */
 import type { BackgroundTask } from '../background/task-runner.js';
+import type { Config } from '../config.js';
+import { feedbackDeliveryTask } from '../sessions/feedback-delivery.js';
+import { idleSweepTask } from '../sessions/idle-sweep.js';
+import { messageDeliveryTask } from '../sessions/message-delivery.js';
+import { recoverSandboxesTask } from '../sessions/recover-sandboxes.js';
 import { expiredWebSessionsSweep } from '../web/web-sessions.js';
 
-export function backgroundTasks(): BackgroundTask[] {
-  return [expiredWebSessionsSweep];
+export function backgroundTasks(config: Config): BackgroundTask[] {
+  return [expiredWebSessionsSweep, idleSweepTask(config.sessions.sweepIntervalMs), messageDeliveryTask, feedbackDeliveryTask, recoverSandboxesTask];
 }

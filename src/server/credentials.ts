@@ -140,3 +140,10 @@ export async function requireActor(services: Services, request: FastifyRequest, 
   if (!ctx) throw unauthenticated(refusals.missing(surface));
   return ctx;
 }
+
+/** The sandbox-identity routes (contract §6): the daemon's own sandbox token, and nothing else. */
+export const SANDBOX_SURFACE: Surface = {
+  sources: ['bearer'],
+  accepts: ['sandbox'],
+  howToSend: 'send "Authorization: Bearer $SVC_SANDBOX_TOKEN"',
+};

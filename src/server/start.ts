@@ -5,10 +5,9 @@ import { repairInterruptedMerges } from '../changes/repair-interrupted-merges.js
 import type { Config } from '../config.js';
 import type { Services } from '../context.js';
 import { openDatabase, type DatabaseHandle } from '../db/database.js';
-import { SpecChecker } from '../dashboards/check-spec.js';
-import { DomainEventBus } from '../events.js';
 import { TaskRunner, type BackgroundTask } from '../background/task-runner.js';
 import { buildApp } from './app.js';
+import { createServices } from './services.js';
 import { backgroundTasks } from './background-tasks.js';
 
 export interface RunningServer {
@@ -40,20 +39,26 @@ export interface StartOptions {
 export async function prepareDatabase(config: Config): Promise<BootstrapResult> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   // Start-up tasks publish nothing: no checker threads.
-  const services: Services = { db: database.db, dialect: database.dialect, transactions: database.transactions, config, events: new DomainEventBus(), specChecker: new SpecChecker({ threads: 0 }) };
+  const services = createServices(config, database, { checkerThreads: 0 });
   try {
     const boot = await bootstrap(services);
     await repairInterruptedMerges(services);
     return boot;
   } finally {
+    await services.close();
     await database.close();
   }
 }
 
 export async function startServer(config: Config, options: StartOptions): Promise<RunningServer> {
   const database: DatabaseHandle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const specChecker = new SpecChecker({ threads: config.threads });
-  const services: Services = { db: database.db, dialect: database.dialect, transactions: database.transactions, config, events: new DomainEventBus(), specChecker };
+  let services: ReturnType<typeof createServices>;
+  try {
+    services = createServices(config, database, { checkerThreads: config.threads });
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   try {
     const startupTasks = options.startupTasks ?? true;
     const boot = startupTasks ? await bootstrap(services) : { accountId: '', adminUserId: '', generatedToken: null, tokenFile: null };
@@ -67,7 +72,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
       await app.close();
       throw error;
     }
-    const tasks = new TaskRunner(services, [...backgroundTasks(), ...(options.extraTasks ?? [])], {
+    const tasks = new TaskRunner(services, [...backgroundTasks(config), ...(options.extraTasks ?? [])], {
       onError: (error, task) => app.log.error({ err: error, task: task.name }, 'a background task failed'),
     });
     const address = app.server.address();
@@ -85,12 +90,12 @@ export async function startServer(config: Config, options: StartOptions): Promis
       async close() {
         await tasks.stop();
         await app.close();
-        await specChecker.close();
+        await services.close();
         await database.close();
       },
     };
   } catch (error) {
-    await specChecker.close();
+    await services.close();
     await database.close();
     throw error;
   }

@@ -61,6 +61,8 @@ export async function findWebSession(db: Kysely<Database>, secret: string): Prom
     isAdmin: readBool(row.is_admin),
     projectId: null,
     capabilities: CAPABILITIES,
+    sessionId: null,
+    pushRef: null,
   };
 }
 

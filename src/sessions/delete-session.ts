@@ -1,0 +1,24 @@
+import type { ActorContext } from '../context.js';
+import { forgetCachedPrincipals } from '../accounts/principal.js';
+import { nowIso } from '../db/values.js';
+import { loadSession } from './session-access.js';
+import { sessionsOf } from './session-services.js';
+
+/**
+ * DELETE …/:sid: the provider sandbox and its files go, the session's tokens stop working, and the record
+ * stays `archived` (its branch stays too: work pushed there is not lost).
+ */
+export async function deleteSession(ctx: ActorContext, projectId: string, sessionId: string): Promise<void> {
+  const { session } = await loadSession(ctx, projectId, sessionId, 'write');
+  const at = nowIso();
+  await ctx.db
+    .updateTable('sessions')
+    .set({ status: session.status === 'running' || session.status === 'provisioning' ? 'stopped' : session.status, sandbox_state: 'archived', lease_expires_at: null, daemon_url: null, updated_at: at })
+    .where('id', '=', session.id)
+    .execute();
+  await ctx.db.deleteFrom('tokens').where('session_id', '=', session.id).execute();
+  await ctx.db.updateTable('session_messages').set({ status: 'failed', last_error: 'The session was deleted.' }).where('session_id', '=', session.id).where('status', '=', 'pending').execute();
+  forgetCachedPrincipals(ctx.db);
+  ctx.events.emit('session.status', { sessionId: session.id, projectId: session.project_id, status: session.status === 'running' || session.status === 'provisioning' ? 'stopped' : session.status, sandboxState: 'archived', at });
+  await sessionsOf(ctx).supervisor.remove(session);
+}

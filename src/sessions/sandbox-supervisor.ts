@@ -1,0 +1,111 @@
+/**
+ * Boots, stops and removes sandboxes for the session lifecycle. A boot runs after the request that asked
+ * for it has been answered (the session is `provisioning`): the provider starts the sandbox, then the
+ * session turns `running` once its daemon answers `GET /svc/health`, or `failed` with the reason.
+ * Boots under way are tracked here only so that stopping svc waits for them; what a boot achieved is in the
+ * session row, so a replica that dies mid-boot leaves a session the start-up recovery settles.
+ */
+import type { ProjectRow } from '../accounts/access.js';
+import type { Services } from '../context.js';
+import type { SessionStatusEvent } from '../events.js';
+import { nowIso } from '../db/values.js';
+import { sandboxEnvironment } from './environment.js';
+import type { SandboxProvider } from './providers/provider.js';
+import type { SessionRow } from './session-row.js';
+
+
+const HEALTH_POLL_MS = 10;
+
+export class SandboxSupervisor {
+  private readonly boots = new Map<string, Promise<void>>();
+  private closed = false;
+
+  constructor(
+    readonly provider: SandboxProvider,
+    private readonly services: () => Services,
+    private readonly onStatus: (event: SessionStatusEvent) => void,
+  ) {}
+
+  /** Starts the sandbox of a `provisioning` session in the background; resolves at once. */
+  boot(project: ProjectRow, session: SessionRow): void {
+    if (this.boots.has(session.id) || this.closed) return;
+    const boot = this.runBoot(project, session).finally(() => this.boots.delete(session.id));
+    this.boots.set(session.id, boot);
+  }
+
+  /** The boot under way for a session, if any (tests and shutdown wait for it). */
+  booting(sessionId: string): Promise<void> | undefined {
+    return this.boots.get(sessionId);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.boots.values()]);
+  }
+
+  async stop(session: SessionRow): Promise<void> {
+    await this.boots.get(session.id)?.catch(() => undefined);
+    if (session.sandbox_ref) await this.provider.stop(session.id, session.sandbox_ref);
+  }
+
+  async remove(session: SessionRow): Promise<void> {
+    await this.boots.get(session.id)?.catch(() => undefined);
+    await this.provider.remove(session.id, session.sandbox_ref);
+  }
+
+  /** Whether the daemon answers its health check now. */
+  async daemonAnswers(daemonUrl: string, timeoutMs = 1_000): Promise<boolean> {
+    try {
+      const response = await fetch(`${daemonUrl}/svc/health`, { signal: AbortSignal.timeout(timeoutMs) });
+      await response.body?.cancel();
+      return response.ok;
+    } catch {
+      return false;
+    }
+  }
+
+  private async runBoot(project: ProjectRow, session: SessionRow): Promise<void> {
+    const services = this.services();
+    const { bootTimeoutMs } = services.config.sessions;
+    let error: string | null = null;
+    try {
+      const env = await sandboxEnvironment({ ...services, secretKey: services.sessions.secretKey }, project, session);
+      const started = await this.provider.start({ sessionId: session.id, env, ref: session.sandbox_ref });
+      await services.db.updateTable('sessions').set({ sandbox_ref: started.ref, daemon_url: started.daemonUrl }).where('id', '=', session.id).execute();
+      const deadline = Date.now() + bootTimeoutMs;
+      let healthy = false;
+      while (!this.closed && Date.now() < deadline) {
+        if (await this.daemonAnswers(started.daemonUrl, 500)) {
+          healthy = true;
+          break;
+        }
+        if (!(await this.provider.isAlive(session.id, started.ref))) {
+          error = 'The sandbox exited before its daemon answered; its log is in the sandbox directory. Resume the session to try again.';
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, HEALTH_POLL_MS));
+      }
+      if (this.closed && !healthy) return;
+      if (!healthy) {
+        error ??= `The sandbox's daemon did not answer within ${Math.round(bootTimeoutMs / 1000)} s; resume the session to try again.`;
+        await this.provider.stop(session.id, started.ref).catch(() => undefined);
+      }
+    } catch (caught) {
+      error = `The sandbox could not be started: ${caught instanceof Error ? caught.message : String(caught)}`;
+    }
+    const at = nowIso();
+    const next = error
+      ? ({ status: 'failed', sandbox_state: 'error', error } as const)
+      : ({ status: 'running', sandbox_state: 'active', error: null } as const);
+    // Only a session still provisioning moves: one stopped or deleted meanwhile stays as it was left.
+    const updated = await services.db
+      .updateTable('sessions')
+      .set({ ...next, updated_at: at, last_activity_at: at })
+      .where('id', '=', session.id)
+      .where('status', '=', 'provisioning')
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 1) {
+      this.onStatus({ sessionId: session.id, projectId: session.project_id, status: next.status, sandboxState: next.sandbox_state, at });
+    }
+  }
+}

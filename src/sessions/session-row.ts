@@ -1,0 +1,8 @@
+import type { Selectable } from 'kysely';
+import type { SessionsTable } from '../db/schema.js';
+
+/** A session as both dialects return it. */
+export type SessionRow = Selectable<SessionsTable>;
+
+/** Statuses that hold a sandbox slot (contract §6: the per-account cap counts them). */
+export const ACTIVE_STATUSES = ['provisioning', 'running'] as const;

@@ -1,0 +1,24 @@
+import type { ActorContext, Services } from '../context.js';
+import { AppError } from '../errors.js';
+import { loadSession } from './session-access.js';
+import type { SessionRow } from './session-row.js';
+import { sessionsOf } from './session-services.js';
+import { moveSession, reloadSession } from './session-status.js';
+
+/** Hibernates a session: its processes and memory go, its files and identity stay (contract §6). */
+export async function stopSession(ctx: ActorContext, projectId: string, sessionId: string): Promise<SessionRow> {
+  const { session } = await loadSession(ctx, projectId, sessionId, 'write');
+  if (session.status === 'stopped') return session;
+  if (session.status !== 'running' && session.status !== 'provisioning') {
+    throw new AppError('CONFLICT', `Session ${session.id} is ${session.status}, so there is nothing to stop; resume it first if you want it running.`);
+  }
+  await hibernate(ctx, session);
+  return reloadSession(ctx, session.id);
+}
+
+/** Stops the sandbox and records it; the idle sweep and stop share it. */
+export async function hibernate(services: Services, session: SessionRow): Promise<boolean> {
+  const moved = await moveSession(services, services.db, session, { status: 'stopped', sandbox_state: 'stopped', from: ['running', 'provisioning'], extra: { lease_expires_at: null } });
+  if (moved) await sessionsOf(services).supervisor.stop(session);
+  return moved;
+}
