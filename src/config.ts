@@ -29,6 +29,15 @@ export interface Config {
   renderTimeoutMs: number;
   /** Times each render thread draws the warm-up samples when it starts (see render-warmup.ts); 0 for none. */
   renderWarmupRounds: number;
+  /**
+   * A merge renews its intent's heartbeat several times within this; an intent whose heartbeat is older
+   * belongs to a process that died mid-merge, and any replica settles it (see merge-intent-lease.ts).
+   */
+  mergeHeartbeatTimeoutMs: number;
+  /** A file whose part of a CR's diff is larger is listed but its patch left out (GitHub's "Large diffs are not rendered"). */
+  diffMaxFileBytes: number;
+  /** The patch of a CR's diff stops (at a file boundary) before it grows past this; later files are listed only. */
+  diffMaxBytes: number;
 }
 
 export interface ConfigOverrides {
@@ -64,6 +73,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
     renderThreads: parseCount('SVC_RENDER_THREADS', env.SVC_RENDER_THREADS, 0, 64) ?? (threadsGiven !== undefined ? threadsGiven : Math.min(4, availableParallelism())),
     renderTimeoutMs: parseCount('SVC_RENDER_TIMEOUT_MS', env.SVC_RENDER_TIMEOUT_MS, 100, 600_000) ?? 20_000,
     renderWarmupRounds: parseCount('SVC_RENDER_WARMUP_ROUNDS', env.SVC_RENDER_WARMUP_ROUNDS, 0, 50) ?? DEFAULT_RENDER_WARMUP_ROUNDS,
+    mergeHeartbeatTimeoutMs: parseCount('SVC_MERGE_HEARTBEAT_TIMEOUT_MS', env.SVC_MERGE_HEARTBEAT_TIMEOUT_MS, 500, 600_000) ?? 10_000,
+    diffMaxFileBytes: parseCount('SVC_DIFF_MAX_FILE_BYTES', env.SVC_DIFF_MAX_FILE_BYTES, 1_024, 1_073_741_824) ?? 1_048_576,
+    diffMaxBytes: parseCount('SVC_DIFF_MAX_BYTES', env.SVC_DIFF_MAX_BYTES, 1_024, 1_073_741_824) ?? 10_485_760,
   };
 }
 

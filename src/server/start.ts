@@ -1,7 +1,7 @@
 import { LoginThrottle } from '../web/login-throttle.js';
 import type { FastifyInstance } from 'fastify';
 import { bootstrap, type BootstrapResult } from '../accounts/bootstrap.js';
-import { repairInterruptedMerges } from '../changes/repair-interrupted-merges.js';
+import { repairInterruptedMerges, startMergeIntentSweeper } from '../changes/repair-interrupted-merges.js';
 import type { Config } from '../config.js';
 import type { Services } from '../context.js';
 import { openDatabase, type DatabaseHandle } from '../db/database.js';
@@ -62,6 +62,8 @@ export async function startServer(config: Config, options: StartOptions): Promis
       await app.close();
       throw error;
     }
+    // Merges whose process died mid-way, on this replica or another, are settled within seconds.
+    const mergeSweeper = startMergeIntentSweeper(services);
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -74,6 +76,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
       url,
       async close() {
         await app.close();
+        await mergeSweeper.stop();
         await specChecker.close();
         await database.close();
       },

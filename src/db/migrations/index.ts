@@ -4,6 +4,7 @@ import type { MigrationFactory } from './column-types.js';
 import { initial } from './0001-initial.js';
 import { changeRequests } from './0002-change-requests.js';
 import { dashboardOrderAnyInteger } from './0003-dashboard-order-any-integer.js';
+import { mergeIntentHeartbeat } from './0005-merge-intent-heartbeat.js';
 
 /**
  * Migrations are code, not files read at run time, so they ship inside the build. Names sort in order;
@@ -13,6 +14,7 @@ const migrations: Record<string, MigrationFactory> = {
   '0001_initial': initial,
   '0002_change_requests': changeRequests,
   '0003_dashboard_order_any_integer': dashboardOrderAnyInteger,
+  '0005_merge_intent_heartbeat': mergeIntentHeartbeat,
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
