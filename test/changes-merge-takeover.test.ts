@@ -13,7 +13,7 @@ import { bareGit, hostedRepoPath, projectWithClone, removeTempDirs, type TestPro
 import { createTestDatabase, startTestServer, testDialect, type TestDatabase, type TestServer } from './support/test-server.js';
 
 /** Short, so the test waits seconds rather than the default's tens of seconds. */
-const HEARTBEAT_TIMEOUT_MS = 1_500;
+const HEARTBEAT_TIMEOUT_MS = 2_000;
 const holderScript = path.resolve(import.meta.dirname, 'support/merge-intent-holder.ts');
 
 let database: TestDatabase;

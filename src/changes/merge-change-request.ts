@@ -124,7 +124,8 @@ export async function mergeChangeRequest(ctx: ActorContext, input: MergeChangeRe
 /**
  * After a failed move of base whose outcome is unknown: the CR recorded as merged when base holds the
  * merge commit; otherwise the failure stands (the intent dropped), and when even that cannot be told,
- * the intent stays for the next start (repairInterruptedMerges) and the answer says so.
+ * the intent stays, its heartbeat stopped, so every replica's sweeper retries it (repairInterruptedMerges)
+ * until the repository answers, and the answer says so.
  */
 async function settleAfterFailedSwap(
   ctx: ActorContext,
