@@ -35,6 +35,15 @@ export interface Config {
   /** Fastify's trustProxy (SVC_TRUST_PROXY): which proxies' X-Forwarded-For names the client. */
   trustProxy: TrustProxy;
   sessions: SessionsConfig;
+  /**
+   * A merge renews its intent's heartbeat several times within this; an intent whose heartbeat is older
+   * belongs to a process that died mid-merge, and any replica settles it (see merge-intent-lease.ts).
+   */
+  mergeHeartbeatTimeoutMs: number;
+  /** A file whose part of a CR's diff is larger is listed but its patch left out (GitHub's "Large diffs are not rendered"). */
+  diffMaxFileBytes: number;
+  /** The patch of a CR's diff stops (at a file boundary) before it grows past this; later files are listed only. */
+  diffMaxBytes: number;
 }
 
 /** Sessions and their sandboxes (contract §6). */
@@ -102,6 +111,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
       secretKey: env.SVC_SECRET_KEY || undefined,
       runtimeCommand: env.SVC_RUNTIME_COMMAND || undefined,
     },
+    mergeHeartbeatTimeoutMs: parseCount('SVC_MERGE_HEARTBEAT_TIMEOUT_MS', env.SVC_MERGE_HEARTBEAT_TIMEOUT_MS, 500, 600_000) ?? 10_000,
+    diffMaxFileBytes: parseCount('SVC_DIFF_MAX_FILE_BYTES', env.SVC_DIFF_MAX_FILE_BYTES, 1_024, 1_073_741_824) ?? 1_048_576,
+    diffMaxBytes: parseCount('SVC_DIFF_MAX_BYTES', env.SVC_DIFF_MAX_BYTES, 1_024, 1_073_741_824) ?? 10_485_760,
   };
 }
 

@@ -18,6 +18,7 @@ export const errorCatalog = {
   MANIFEST_INVALID: { status: 422, when: 'the head branch `svc.yaml`/`svc.toml` fails validation on merge; `issues` lists them' },
   CR_HEAD_NOT_AHEAD: { status: 422, when: 'a change request whose head has no commit that base lacks' },
   TOO_MANY_SESSIONS: { status: 429, when: 'the account already has `SVC_MAX_SESSIONS` sessions provisioning or running (create, resume, a waking message)' },
+  DIFF_TOO_LARGE: { status: 422, when: 'a change request diff whose list of changed files alone is over 64 MiB (a large patch is truncated instead)' },
   HEADERS_TOO_LARGE: { status: 431, when: 'the request headers are over the server limit (16 KiB in all)' },
   INTERNAL: { status: 500, when: 'a fault inside svc; the log has the details' },
   UPSTREAM_UNAVAILABLE: { status: 502, when: 'the project repository (a mirror of another git host) cannot be reached' },

@@ -8,7 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { nowIso } from '../src/db/values.js';
+import { databaseClockMs } from '../src/changes/merge-intent-lease.js';
 import { bareGit, hostedRepoPath, projectWithClone, removeTempDirs, type TestProject } from './support/change-request-fixtures.js';
 import { createTestDatabase, startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
@@ -31,7 +33,10 @@ function isAncestor(repo: string, ancestor: string, descendant: string): boolean
 async function restartableServer() {
   const database = await createTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-cr-restart-'));
-  const options = { adminToken: 'svc_u_restart_admin', dataDir, ...(database.url ? { databaseUrl: database.url } : {}) };
+  // A heartbeat timeout of ten minutes keeps the sweeper (every five) out of the way: here a start or a
+  // merge settles the journal. test/changes-merge-takeover.test.ts covers the sweeper.
+  const env = { SVC_MERGE_HEARTBEAT_TIMEOUT_MS: '600000' };
+  const options = { adminToken: 'svc_u_restart_admin', dataDir, env, ...(database.url ? { databaseUrl: database.url } : {}) };
   let current = await startTestServer(options);
   return {
     get svc(): TestServer {
@@ -184,8 +189,11 @@ describe(`crash safety on ${testDialect}`, () => {
     return { project, crId: created.body.change_request.cr_id as string, baseBefore, headSha, mainTip: clone.head() };
   }
 
-  /** What mergeChangeRequest writes before moving base: the journal row and the merge commit object. */
-  async function journalMerge(svc: TestServer, cr: Awaited<ReturnType<typeof crReadyToMerge>>, createdAt = nowIso()) {
+  /**
+   * What mergeChangeRequest writes before moving base: the journal row and the merge commit object. The
+   * merger's last heartbeat was `heartbeatAgoMs` ago: an hour for a process that died, 0 for one at work.
+   */
+  async function journalMerge(svc: TestServer, cr: Awaited<ReturnType<typeof crReadyToMerge>>, heartbeatAgoMs = 3_600_000) {
     const repo = hostedRepoPath(svc, cr.project.id);
     const tree = bareGit(repo, ['merge-tree', '--write-tree', cr.mainTip, cr.headSha]);
     const mergeSha = bareGit(repo, ['-c', 'user.name=svc', '-c', 'user.email=svc@noreply.invalid', 'commit-tree', tree, '-p', cr.mainTip, '-p', cr.headSha, '-m', 'Merge CR #1: crashy']);
@@ -200,7 +208,9 @@ describe(`crash safety on ${testDialect}`, () => {
         merge_commit_sha: mergeSha,
         fast_forward: false,
         merged_by: 'crashed-merger',
-        created_at: createdAt,
+        created_at: new Date(Date.now() - heartbeatAgoMs).toISOString(),
+        owner: 'crashed-merger-process',
+        heartbeat_ms: sql<number>`${databaseClockMs(svc.server.services.dialect)} - ${heartbeatAgoMs}`,
       })
       .execute();
     return { repo, mergeSha };
@@ -249,18 +259,16 @@ describe(`crash safety on ${testDialect}`, () => {
     const servers = await restartableServer();
     try {
       const { svc } = servers;
-      const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
-
-      // Under way (journalled a moment ago): this merge waits its turn.
+      // Under way (its heartbeat renewed a moment ago): this merge waits its turn.
       const busy = await crReadyToMerge(svc);
-      await journalMerge(svc, busy);
+      await journalMerge(svc, busy, 0);
       const refused = await svc.request('POST', `${crs(busy.project)}/1/merge`);
       expect(refused.status).toBe(409);
       expect(refused.body.error).toBe('Change request #1 is being merged by another request right now; check it again in a moment.');
 
       // Abandoned an hour ago before base moved: dropped, and this merge goes on.
       const dropped = await crReadyToMerge(svc);
-      await journalMerge(svc, dropped, hourAgo);
+      await journalMerge(svc, dropped);
       const merged = await svc.request('POST', `${crs(dropped.project)}/1/merge`);
       expect(merged.status, merged.text).toBe(200);
       expect(merged.body.change_request.merged_by).not.toBe('crashed-merger');
@@ -268,7 +276,7 @@ describe(`crash safety on ${testDialect}`, () => {
 
       // Abandoned an hour ago after base moved: recorded as that merge, and answered as merged.
       const landed = await crReadyToMerge(svc);
-      const { repo, mergeSha } = await journalMerge(svc, landed, hourAgo);
+      const { repo, mergeSha } = await journalMerge(svc, landed);
       bareGit(repo, ['update-ref', 'refs/heads/main', mergeSha, landed.mainTip]);
       const recorded = await svc.request('POST', `${crs(landed.project)}/1/merge`);
       expect(recorded.status, recorded.text).toBe(200);

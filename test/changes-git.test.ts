@@ -94,7 +94,8 @@ describe(`CR git semantics on ${testDialect}`, () => {
     await openCr(project, 'feature');
     const diff = await svc.request('GET', `${crs(project)}/1/diff`);
     expect(diff.status).toBe(200);
-    expect(Object.keys(diff.body).sort()).toEqual(['additions', 'deletions', 'files', 'patch']);
+    expect(Object.keys(diff.body).sort()).toEqual(['additions', 'deletions', 'files', 'patch', 'truncated']);
+    expect(diff.body.truncated).toBe(false);
     expect(diff.body.files).toEqual([
       { path: 'new.txt', old_path: 'new.txt', status: 'added', additions: 1, deletions: 0 },
       { path: 'old.txt', old_path: 'old.txt', status: 'deleted', additions: 0, deletions: 1 },

@@ -4,6 +4,12 @@ import { branchNameProblem } from '../git/index.js';
 export const MAX_TITLE_LENGTH = 256;
 export const MAX_DESCRIPTION_LENGTH = 65_536;
 export const MAX_FEEDBACK_LENGTH = 65_536;
+/**
+ * Feedback a CR keeps: every read of the CR carries all of it (metadata.requested_changes), so neither the
+ * number of entries nor their total size may grow without bound.
+ */
+export const MAX_FEEDBACK_ENTRIES = 1_000;
+export const MAX_FEEDBACK_TOTAL_LENGTH = 4 * 1_048_576;
 
 /** Problems with a title, or none; the title is compared after trimming, as it is stored. */
 export function titleIssues(title: string): Issue[] {

@@ -1,9 +1,7 @@
 import type { ActorContext } from '../context.js';
-import { isUniqueViolation } from '../db/database.js';
 import { nowIso } from '../db/values.js';
 import { AppError, conflict, notFound } from '../errors.js';
 import {
-  DEFAULT_NETWORK_TIMEOUT_MS,
   MergeConflictError,
   prepareMerge,
   PushRejectedError,
@@ -20,6 +18,7 @@ import { findChangeRequest } from './find-change-request.js';
 import type { ChangeRequestLocator } from './get-change-request.js';
 import { readBranchesForWrite } from './live-branches.js';
 import { assertHeadManifestValid } from './manifest-gate.js';
+import { claimAbandonedIntent, newIntentOwner, writeMergeIntent, type IntentLease } from './merge-intent-lease.js';
 import { inMergeQueue } from './merge-queue.js';
 import { recordLandedMerge, type LandedMerge } from './record-landed-merge.js';
 import { settleMergeIntent, type SettledIntent } from './repair-interrupted-merges.js';
@@ -41,20 +40,16 @@ const MAX_ATTEMPTS = 10;
 const MAX_MESSAGE_LENGTH = 65_536;
 
 /**
- * How old another merge's intent must be before it counts as abandoned rather than under way: no push
- * lasts longer than git's network time limit.
- */
-const ABANDONED_INTENT_MS = DEFAULT_NETWORK_TIMEOUT_MS + 60_000;
-
-/**
  * POST /change-requests/:crId/merge (spec 2 "Merge mechanics"):
  * 1. the manifest gate on the head tip (422 MANIFEST_INVALID, nothing merged);
  * 2. merge-tree on the current tips: fast-forward when head is strictly ahead, else a merge commit by the
  *    service identity (409 MERGE_CONFLICT with the paths when it conflicts);
- * 3. a merge intent row, then base moves by compare-and-swap from the tip the merge was computed on (never
- *    a force; a lost race recomputes from the new tip);
- * 4. the CR is recorded as merged and the intent deleted in one transaction. A crash between 3 and 4 is
- *    settled at startup by repairInterruptedMerges, from whether base contains the merge commit.
+ * 3. a merge intent row, held by this request's heartbeat (merge-intent-lease.ts), then base moves by
+ *    compare-and-swap from the tip the merge was computed on (never a force; a lost race recomputes from
+ *    the new tip);
+ * 4. the CR is recorded as merged and the intent deleted in one transaction. When the process dies between
+ *    3 and 4 its heartbeat stops, and within seconds any replica settles the intent (repairInterruptedMerges,
+ *    or the next merge of the CR) from whether base contains the merge commit.
  */
 export async function mergeChangeRequest(ctx: ActorContext, input: MergeChangeRequestInput): Promise<MergeOutcome> {
   const project = await loadProjectForChangeRequests(ctx, input.projectId, 'merge');
@@ -86,26 +81,41 @@ export async function mergeChangeRequest(ctx: ActorContext, input: MergeChangeRe
       }
 
       const fastForward = merge.kind === 'fast-forward';
-      await writeIntent(ctx, row, { ...landed, fastForward, baseRef: row.base_ref, projectId: project.id });
+      const lease = await writeIntent(ctx, row, { ...landed, fastForward, baseRef: row.base_ref, projectId: project.id });
       try {
+        // A renewal found the intent claimed by another replica (this process stalled past the timeout):
+        // that replica settles it from base, so base must not move now.
+        if (lease.lost) throw mergeUnderWay(row);
         // prepareMerge built the commit on baseSha (merge parent, or a fast-forward decided from the merge base).
         await repo.compareAndSwapBranch(row.base_ref, merge.commitSha, baseSha, { builtOnOldSha: true });
       } catch (error) {
-        if (error instanceof RefUpdateRaceError || error instanceof PushRejectedError) {
+        if (error instanceof RefUpdateRaceError || error instanceof PushRejectedError || lease.lost) {
           // Base certainly did not move.
-          await ctx.db.deleteFrom('merge_intents').where('cr_id', '=', row.id).execute();
+          lease.stop();
+          await ctx.db.deleteFrom('merge_intents').where('cr_id', '=', row.id).where('owner', '=', lease.owner).execute();
           if (error instanceof RefUpdateRaceError) continue;
-          throw conflict(`The repository refused to move ${row.base_ref} (${error.reason}); svc never forces a branch. Check the upstream's branch protection, then try again.`);
+          if (error instanceof PushRejectedError) {
+            throw conflict(`The repository refused to move ${row.base_ref} (${error.reason}); svc never forces a branch. Check the upstream's branch protection, then try again.`);
+          }
+          throw error;
         }
         // Anything else (a mirror's push cut off or timed out) may have come after the upstream took the
         // merge: base decides, as after a crash.
-        const settled = await settleAfterFailedSwap(ctx, repo, row, landed, error);
-        repo.invalidate();
-        return { row: settled, mergeCommitSha: merge.commitSha, fastForward };
+        try {
+          const settled = await settleAfterFailedSwap(ctx, repo, row, landed, lease.owner, error);
+          return { row: settled, mergeCommitSha: merge.commitSha, fastForward };
+        } finally {
+          lease.stop();
+          repo.invalidate();
+        }
       }
-      const recorded = await recordLandedMerge(ctx, landed);
-      repo.invalidate();
-      return { row: recorded, mergeCommitSha: merge.commitSha, fastForward };
+      try {
+        const recorded = await recordLandedMerge(ctx, landed);
+        return { row: recorded, mergeCommitSha: merge.commitSha, fastForward };
+      } finally {
+        lease.stop();
+        repo.invalidate();
+      }
     }
     throw conflict(`${found.base_ref} kept moving while change request #${found.number} was being merged (${MAX_ATTEMPTS} attempts); try again.`);
   });
@@ -114,9 +124,17 @@ export async function mergeChangeRequest(ctx: ActorContext, input: MergeChangeRe
 /**
  * After a failed move of base whose outcome is unknown: the CR recorded as merged when base holds the
  * merge commit; otherwise the failure stands (the intent dropped), and when even that cannot be told,
- * the intent stays for the next start (repairInterruptedMerges) and the answer says so.
+ * the intent stays, its heartbeat stopped, so every replica's sweeper retries it (repairInterruptedMerges)
+ * until the repository answers, and the answer says so.
  */
-async function settleAfterFailedSwap(ctx: ActorContext, repo: ProjectRepository, row: ChangeRequestRow, landed: LandedMerge, failure: unknown): Promise<ChangeRequestRow> {
+async function settleAfterFailedSwap(
+  ctx: ActorContext,
+  repo: ProjectRepository,
+  row: ChangeRequestRow,
+  landed: LandedMerge,
+  owner: string,
+  failure: unknown,
+): Promise<ChangeRequestRow> {
   let settled: SettledIntent;
   try {
     settled = await settleMergeIntent(ctx, repo, {
@@ -127,11 +145,13 @@ async function settleAfterFailedSwap(ctx: ActorContext, repo: ProjectRepository,
       merge_commit_sha: landed.mergeCommitSha,
       merged_by: landed.mergedBy,
       created_at: landed.mergedAt,
+      owner,
     });
   } catch {
     throw new UpstreamUnavailableError(
       `Moving ${row.base_ref} to the merge of change request #${row.number} failed (${failure instanceof Error ? failure.message : String(failure)}), ` +
-        `and the repository cannot be read to tell whether the merge landed. svc settles it from ${row.base_ref} when it next starts, or when this CR is merged again ${Math.round(ABANDONED_INTENT_MS / 60_000)} minutes from now.`,
+        `and the repository cannot be read to tell whether the merge landed. svc settles it from ${row.base_ref} as soon as the repository answers again ` +
+          `(it tries every ${Math.ceil(ctx.config.mergeHeartbeatTimeoutMs / 2_000)} seconds); see svc cr show ${row.number}.`,
       { cause: failure },
     );
   }
@@ -208,15 +228,22 @@ async function prepare(repo: ProjectRepository, row: ChangeRequestRow, options: 
 }
 
 /**
- * An earlier merge of the CR whose outcome was never recorded (its push failed in a way that left it
- * unknown, and nothing has settled it since) is settled from base before this one is computed: when it
- * landed, the CR is merged by it, and that is the answer. One still under way is 409.
+ * An earlier merge of the CR whose outcome was never recorded (its process died, or its push failed in a
+ * way that left it unknown, and nothing has settled it since) is settled from base before this one is
+ * computed: when it landed, the CR is merged by it, and that is the answer. One whose merger is alive
+ * (its heartbeat renewed within the timeout, on any replica) is 409.
  */
 async function settleAbandonedMerge(ctx: ActorContext, repo: ProjectRepository, row: ChangeRequestRow): Promise<MergeOutcome | undefined> {
   const earlier = await ctx.db.selectFrom('merge_intents').selectAll().where('cr_id', '=', row.id).executeTakeFirst();
   if (!earlier) return undefined;
-  if (Date.now() - Date.parse(String(earlier.created_at)) <= ABANDONED_INTENT_MS) throw mergeUnderWay(row);
-  const settled = await settleMergeIntent(ctx, repo, earlier);
+  const lease = await claimAbandonedIntent(ctx, earlier, newIntentOwner());
+  if (!lease) throw mergeUnderWay(row);
+  let settled: SettledIntent;
+  try {
+    settled = await settleMergeIntent(ctx, repo, { ...earlier, owner: lease.owner });
+  } finally {
+    lease.stop();
+  }
   if (!settled.landed) return undefined;
   return { row: settled.row, mergeCommitSha: earlier.merge_commit_sha, fastForward: Boolean(earlier.fast_forward) };
 }
@@ -229,24 +256,18 @@ async function writeIntent(
   ctx: ActorContext,
   row: ChangeRequestRow,
   intent: { projectId: string; baseRef: string; baseShaBefore: string; headSha: string; mergeCommitSha: string; fastForward: boolean; mergedBy: string; mergedAt: string },
-): Promise<void> {
-  try {
-    await ctx.db
-      .insertInto('merge_intents')
-      .values({
-        cr_id: row.id,
-        project_id: intent.projectId,
-        base_ref: intent.baseRef,
-        base_sha_before: intent.baseShaBefore,
-        head_sha: intent.headSha,
-        merge_commit_sha: intent.mergeCommitSha,
-        fast_forward: intent.fastForward,
-        merged_by: intent.mergedBy,
-        created_at: intent.mergedAt,
-      })
-      .execute();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw mergeUnderWay(row);
-    throw error;
-  }
+): Promise<IntentLease> {
+  const lease = await writeMergeIntent(ctx, {
+    cr_id: row.id,
+    project_id: intent.projectId,
+    base_ref: intent.baseRef,
+    base_sha_before: intent.baseShaBefore,
+    head_sha: intent.headSha,
+    merge_commit_sha: intent.mergeCommitSha,
+    fast_forward: intent.fastForward,
+    merged_by: intent.mergedBy,
+    created_at: intent.mergedAt,
+  });
+  if (!lease) throw mergeUnderWay(row);
+  return lease;
 }

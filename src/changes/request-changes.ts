@@ -6,7 +6,7 @@ import { loadProjectForChangeRequests } from './change-request-access.js';
 import type { ChangeRequestMetadata, ChangeRequestRow, RequestedChange } from './change-request-row.js';
 import { findChangeRequest } from './find-change-request.js';
 import { presentableChangeRequest, type ChangeRequestLocator } from './get-change-request.js';
-import { MAX_FEEDBACK_LENGTH } from './input-rules.js';
+import { MAX_FEEDBACK_ENTRIES, MAX_FEEDBACK_LENGTH, MAX_FEEDBACK_TOTAL_LENGTH } from './input-rules.js';
 
 export interface RequestChangesInput extends ChangeRequestLocator {
   feedback: string;
@@ -40,6 +40,7 @@ export async function requestChanges(ctx: ActorContext, input: RequestChangesInp
     }
     const metadata = readJson<ChangeRequestMetadata>(row.metadata, {});
     const requested = Array.isArray(metadata.requested_changes) ? metadata.requested_changes : [];
+    assertRoomForFeedback(row, requested, text);
     const next: ChangeRequestMetadata = { ...metadata, requested_changes: [...requested, entry] };
     const changes = { metadata: JSON.stringify(next), updated_at: entry.at };
     await trx.updateTable('change_requests').set(changes).where('id', '=', row.id).execute();
@@ -64,4 +65,21 @@ export async function requestChanges(ctx: ActorContext, input: RequestChangesInp
     return { ...row, metadata: next, updated_at: entry.at };
   });
   return presentableChangeRequest(ctx, project, updated);
+}
+
+/** 409 once a CR holds as much feedback as it keeps: the advice then is a new CR, not a longer thread. */
+function assertRoomForFeedback(row: ChangeRequestRow, requested: RequestedChange[], text: string): void {
+  if (requested.length >= MAX_FEEDBACK_ENTRIES) {
+    throw conflict(
+      `Change request #${row.number} already holds ${requested.length} requested changes, the most one CR keeps (${MAX_FEEDBACK_ENTRIES}); ` +
+        'close it and open a new CR for the remaining work, or gather the feedback into fewer, longer entries.',
+    );
+  }
+  const held = requested.reduce((sum, entry) => sum + (typeof entry.text === 'string' ? entry.text.length : 0), 0);
+  if (held + text.length > MAX_FEEDBACK_TOTAL_LENGTH) {
+    throw conflict(
+      `Change request #${row.number} already holds ${held} characters of requested changes; with this ${text.length}-character feedback it would exceed the ${MAX_FEEDBACK_TOTAL_LENGTH} one CR keeps. ` +
+        'Send shorter feedback, or close it and open a new CR for the remaining work.',
+    );
+  }
 }

@@ -9,7 +9,7 @@ import { errorResponses } from '../server/http-schemas.js';
 import { loadProjectForChangeRequests, type ChangeRequestAction } from './change-request-access.js';
 import { closeChangeRequest } from './close-change-request.js';
 import { createChangeRequest } from './create-change-request.js';
-import { diffChangeRequest } from './diff-change-request.js';
+import { diffChangeRequest, patchText } from './diff-change-request.js';
 import { getChangeRequest } from './get-change-request.js';
 import { listChangeRequests } from './list-change-requests.js';
 import { mergeChangeRequest } from './merge-change-request.js';
@@ -117,18 +117,21 @@ export function changeRequestRoutes(app: FastifyInstance, services: Services): v
     {
       schema: {
         tags,
-        summary: 'The unified diff and file list (three-dot on live branches; captured SHAs once merged); Accept: text/x-diff for the bare patch',
+        summary:
+          'The unified diff and file list (three-dot on live branches; captured SHAs once merged); Accept: text/x-diff for the bare patch. ' +
+          'A diff too large to show is truncated: every file is listed, and those left out of the patch carry a note (truncated: true; X-Svc-Diff-Truncated on text/x-diff)',
         params: ChangeRequestParams,
         response: {
           200: { description: 'The diff', content: { 'application/json': { schema: Diff }, 'text/x-diff': { schema: Type.String() } } },
-          ...errorResponses(400, 401, 403, 404, 409, 502),
+          ...errorResponses(400, 401, 403, 404, 409, 422, 502),
         },
       },
     },
     async (request, reply) => {
       const ctx = await authenticate(services, request);
       const diff = await diffChangeRequest(ctx, { projectId: request.params.id, crRef: request.params.crId });
-      if (wantsPatchText(request)) return reply.type('text/x-diff; charset=utf-8').send(diff.patch);
+      if (diff.truncated) reply.header('x-svc-diff-truncated', 'true');
+      if (wantsPatchText(request)) return reply.type('text/x-diff; charset=utf-8').send(patchText(diff));
       return diff;
     },
   );

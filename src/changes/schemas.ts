@@ -97,4 +97,14 @@ export const DiffFile = Type.Object({
   deletions: Type.Integer(),
 });
 
-export const Diff = Type.Object({ files: Type.Array(DiffFile), additions: Type.Integer(), deletions: Type.Integer(), patch: Type.String() });
+/** A file of a truncated diff whose patch is left out says why in `note`. */
+export const DiffFileWithNote = Type.Object({ ...DiffFile.properties, note: Type.Optional(Type.String()) });
+
+export const Diff = Type.Object({
+  files: Type.Array(DiffFileWithNote),
+  additions: Type.Integer(),
+  deletions: Type.Integer(),
+  patch: Type.String(),
+  /** True when some files' patches are left out of `patch` (each such file has a `note`). */
+  truncated: Type.Boolean(),
+});

@@ -210,6 +210,10 @@ export interface MergeIntentsTable {
   fast_forward: Bool;
   merged_by: string;
   created_at: Timestamp;
+  /** The merge (or settlement) holding the intent; null on rows from before heartbeats. */
+  owner: string | null;
+  /** The database clock (ms since 1970) when the owner last said it is alive; see merge-intent-lease.ts. */
+  heartbeat_ms: number | null;
 }
 
 export interface TaskLeasesTable {

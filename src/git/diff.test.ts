@@ -1,5 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { diffBetween, diffThreeDot, emptyTreeId, parseDiffTreeOutput } from './diff.js';
+import { diffBetween, diffBetweenWithinLimits, diffThreeDot, emptyTreeId, parseDiffTreeOutput } from './diff.js';
 import { RefNotFoundError } from './errors.js';
 import { createWorkspace, git, removeTempDirs } from './testing/fixtures.js';
 
@@ -114,6 +116,32 @@ describe('diffBetween', () => {
     workspace.push('main');
     const diff = await diffBetween(workspace.bare, { fromSha: from, toSha: to });
     expect(diff.files).toEqual([{ path: 'run.sh', old_path: 'run.sh', status: 'modified', additions: 0, deletions: 0 }]);
+  });
+});
+
+describe('diffBetweenWithinLimits', () => {
+  it('leaves out the patch of each file over the per-file limit, telling a type change (two sections) from the files around it', async () => {
+    const workspace = createWorkspace({ 'a-link': 'target\n', 'b-big.txt': 'small\n', 'c.txt': 'c\n' });
+    const from = workspace.tip('main');
+    // a-link becomes a symlink: git writes its deletion and its creation as two sections.
+    workspace.git(['rm', '--quiet', 'a-link']);
+    workspace.git(['-c', 'core.symlinks=true', 'commit', '--quiet', '-m', 'drop']);
+    fs.symlinkSync('c.txt', path.join(workspace.work, 'a-link'));
+    const to = workspace.commit({ 'b-big.txt': 'line\n'.repeat(2_000), 'c.txt': 'c\nd\n' }, 'grow');
+    workspace.push('main');
+
+    const whole = await diffBetween(workspace.bare, { fromSha: from, toSha: to });
+    const limited = await diffBetweenWithinLimits(workspace.bare, { fromSha: from, toSha: to, limits: { maxFileBytes: 4_096, maxBytes: 1_000_000 } });
+    expect(limited.files).toEqual(whole.files);
+    expect(limited.files.map((file) => [file.path, file.status])).toEqual([['a-link', 'modified'], ['b-big.txt', 'modified'], ['c.txt', 'modified']]);
+    expect(limited.omitted).toEqual([{ index: 1, reason: 'file-too-large', bytes: expect.any(Number) }]);
+    expect(limited.omitted[0]?.bytes).toBeGreaterThan(10_000);
+    expect(limited.patch).toBe(whole.patch.replace(/diff --git a\/b-big\.txt[\s\S]*?(?=diff --git a\/c\.txt)/, ''));
+    expect(limited.patch.match(/^diff --git a\/a-link/gm)).toHaveLength(2);
+
+    const stopped = await diffBetweenWithinLimits(workspace.bare, { fromSha: from, toSha: to, limits: { maxFileBytes: 4_096, maxBytes: 200 } });
+    expect(stopped.omitted.map((file) => [file.index, file.reason])).toEqual([[0, 'diff-too-large'], [1, 'diff-too-large'], [2, 'diff-too-large']]);
+    expect(stopped.patch).toBe('');
   });
 });
 

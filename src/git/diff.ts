@@ -11,7 +11,8 @@ import { createHash } from 'node:crypto';
 import { assertRevision } from './arguments.js';
 import { GitError } from './errors.js';
 import { explainMissingRevisions, mergeBase as findMergeBase } from './repository.js';
-import { DEFAULT_MAX_OUTPUT_BYTES, runGit } from './run-git.js';
+import { collectLimitedPatch, patchOfShownFiles, type OmittedFile, type PatchLimits } from './limited-patch.js';
+import { DEFAULT_MAX_OUTPUT_BYTES, runGit, startGit } from './run-git.js';
 
 export type DiffFileStatus = 'added' | 'modified' | 'deleted';
 
@@ -34,6 +35,12 @@ export interface DiffResult {
   patch: string;
 }
 
+/** A diff whose patch was kept within limits: the file list and counts are complete, the patch may not be. */
+export interface LimitedDiffResult extends DiffResult {
+  /** Files whose patch is left out, in file-list order (empty when the whole patch is there). */
+  omitted: OmittedFile[];
+}
+
 export interface DiffBetweenOptions {
   fromSha: string;
   toSha: string;
@@ -42,25 +49,55 @@ export interface DiffBetweenOptions {
   timeoutMs?: number;
 }
 
+const DIFF_TREE_ARGS = ['diff-tree', '-r', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv'];
+// Unicode paths appear as themselves in the patch headers instead of octal escapes.
+const DIFF_CONFIG = { 'core.quotePath': 'false' };
+
 /** Two-dot diff: every difference between the trees of `fromSha` and `toSha`. */
 export async function diffBetween(repoPath: string, options: DiffBetweenOptions): Promise<DiffResult> {
   const revisions = [assertRevision(options.fromSha), assertRevision(options.toSha)];
   let result;
   try {
-    result = await runGit(
-      ['diff-tree', '-r', '--raw', '--numstat', '--patch', '-z', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv', ...revisions],
-      {
-        gitDir: repoPath,
-        // Unicode paths appear as themselves in the patch headers instead of octal escapes.
-        config: { 'core.quotePath': 'false' },
-        maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
-        timeoutMs: options.timeoutMs,
-      },
-    );
+    result = await runGit([...DIFF_TREE_ARGS, '--raw', '--numstat', '--patch', '-z', ...revisions], {
+      gitDir: repoPath,
+      config: DIFF_CONFIG,
+      maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+      timeoutMs: options.timeoutMs,
+    });
   } catch (error) {
     return explainMissingRevisions(repoPath, revisions, error);
   }
   return parseDiffTreeOutput(result.stdout);
+}
+
+/**
+ * Two-dot diff whose patch is kept within `limits` (see limited-patch.ts): one git process lists the files
+ * and counts (raw and numstat, small), a second streams the patch, which is read under the limits. The
+ * file list still has to fit in `maxOutputBytes` (GitOutputTooLargeError otherwise).
+ */
+export async function diffBetweenWithinLimits(repoPath: string, options: DiffBetweenOptions & { limits: PatchLimits }): Promise<LimitedDiffResult> {
+  const revisions = [assertRevision(options.fromSha), assertRevision(options.toSha)];
+  const patchProcess = startGit([...DIFF_TREE_ARGS, '--patch', ...revisions], { gitDir: repoPath, config: DIFF_CONFIG, timeoutMs: options.timeoutMs, stdinMode: 'ignore' });
+  const collecting = collectLimitedPatch(patchProcess, options.limits);
+  // Its failure is reported through the listing's (the same revisions), or awaited below.
+  collecting.catch(() => undefined);
+  let listing;
+  try {
+    listing = await runGit([...DIFF_TREE_ARGS, '--raw', '--numstat', '-z', ...revisions], {
+      gitDir: repoPath,
+      config: DIFF_CONFIG,
+      maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+      timeoutMs: options.timeoutMs,
+    });
+  } catch (error) {
+    patchProcess.kill();
+    return explainMissingRevisions(repoPath, revisions, error);
+  }
+  const { files, additions, deletions, typeChanges } = parseListing(listing.stdout);
+  // git writes a type change (file <-> symlink) as two sections: the deletion, then the creation.
+  const sectionsPerFile = files.map((_, index) => (typeChanges.has(index) ? 2 : 1));
+  const { patch, omitted } = patchOfShownFiles(await collecting, sectionsPerFile);
+  return { files, additions, deletions, patch, omitted };
 }
 
 export interface DiffThreeDotOptions {
@@ -77,19 +114,24 @@ export interface DiffThreeDotOptions {
  * meanwhile are excluded. For unrelated histories there is no fork point; the diff is then taken from the
  * empty tree, showing head's whole content as added (what the CR would bring), and mergeBase is null.
  */
-export async function diffThreeDot(
+export async function diffThreeDot(repoPath: string, options: DiffThreeDotOptions): Promise<DiffResult & { mergeBase: string | null }> {
+  const mergeBase = await forkPoint(repoPath, options);
+  const diff = await diffBetween(repoPath, { ...options, fromSha: mergeBase ?? emptyTreeId(options.headSha.length), toSha: options.headSha });
+  return { ...diff, mergeBase };
+}
+
+/** diffThreeDot with the patch kept within `limits` (see diffBetweenWithinLimits). */
+export async function diffThreeDotWithinLimits(
   repoPath: string,
-  options: DiffThreeDotOptions,
-): Promise<DiffResult & { mergeBase: string | null }> {
-  const common =
-    options.mergeBase !== undefined ? options.mergeBase : await findMergeBase(repoPath, options.baseSha, options.headSha);
-  const diff = await diffBetween(repoPath, {
-    fromSha: common ?? emptyTreeId(options.headSha.length),
-    toSha: options.headSha,
-    maxOutputBytes: options.maxOutputBytes,
-    timeoutMs: options.timeoutMs,
-  });
-  return { ...diff, mergeBase: common };
+  options: DiffThreeDotOptions & { limits: PatchLimits },
+): Promise<LimitedDiffResult & { mergeBase: string | null }> {
+  const mergeBase = await forkPoint(repoPath, options);
+  const diff = await diffBetweenWithinLimits(repoPath, { ...options, fromSha: mergeBase ?? emptyTreeId(options.headSha.length), toSha: options.headSha });
+  return { ...diff, mergeBase };
+}
+
+function forkPoint(repoPath: string, options: DiffThreeDotOptions): Promise<string | null> {
+  return options.mergeBase !== undefined ? Promise.resolve(options.mergeBase) : findMergeBase(repoPath, options.baseSha, options.headSha);
 }
 
 /** The id of the empty tree in a repository whose object ids are `idLength` hex digits (SHA-1 or SHA-256). */
@@ -115,6 +157,18 @@ function malformed(what: string): GitError {
  * per file in the same order (`<added>\t<deleted>\t<path>\0`, `-` for binary), then `\0` and the patch.
  */
 export function parseDiffTreeOutput(output: Buffer): DiffResult {
+  const { files, additions, deletions, end } = parseListing(output);
+  let position = end;
+  if (position < output.length && output[position] === 0) position += 1;
+  const patch = output.subarray(position).toString('utf8');
+  return { files, additions, deletions, patch };
+}
+
+/**
+ * The raw and numstat entries of diff-tree -z output, and where they end. Type changes are the indexes
+ * of files whose status letter is T.
+ */
+function parseListing(output: Buffer): Omit<DiffResult, 'patch'> & { typeChanges: Set<number>; end: number } {
   let position = 0;
   const readField = (): string => {
     const end = output.indexOf(0, position);
@@ -125,9 +179,11 @@ export function parseDiffTreeOutput(output: Buffer): DiffResult {
   };
 
   const entries: Array<{ status: DiffFileStatus; path: string }> = [];
+  const typeChanges = new Set<number>();
   while (position < output.length && output[position] === 0x3a /* ':' */) {
     const header = readField();
     const letter = header.slice(header.lastIndexOf(' ') + 1).charAt(0);
+    if (letter === 'T') typeChanges.add(entries.length);
     entries.push({ status: STATUS_BY_LETTER[letter] ?? 'modified', path: readField() });
   }
 
@@ -154,8 +210,5 @@ export function parseDiffTreeOutput(output: Buffer): DiffResult {
     deletions += file.deletions;
     files.push(file);
   }
-
-  if (position < output.length && output[position] === 0) position += 1;
-  const patch = output.subarray(position).toString('utf8');
-  return { files, additions, deletions, patch };
+  return { files, additions, deletions, typeChanges, end: position };
 }

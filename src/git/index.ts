@@ -68,13 +68,16 @@ export {
 export {
   diffBetween,
   diffThreeDot,
+  diffThreeDotWithinLimits,
   emptyTreeId,
+  type LimitedDiffResult,
   type DiffBetweenOptions,
   type DiffFile,
   type DiffFileStatus,
   type DiffResult,
   type DiffThreeDotOptions,
 } from './diff.js';
+export { type OmittedFile, type OmittedReason, type PatchLimits } from './limited-patch.js';
 export {
   DEFAULT_NETWORK_TIMEOUT_MS,
   ensureMirror,

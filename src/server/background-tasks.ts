@@ -3,6 +3,7 @@
  * stops them before it closes. Domains declare their tasks; this is the only place that knows them all.
  */
 import type { BackgroundTask } from '../background/task-runner.js';
+import { mergeIntentSweep } from '../changes/repair-interrupted-merges.js';
 import type { Config } from '../config.js';
 import { feedbackDeliveryTask } from '../sessions/feedback-delivery.js';
 import { idleSweepTask } from '../sessions/idle-sweep.js';
@@ -11,5 +12,5 @@ import { recoverSandboxesTask } from '../sessions/recover-sandboxes.js';
 import { expiredWebSessionsSweep } from '../web/web-sessions.js';
 
 export function backgroundTasks(config: Config): BackgroundTask[] {
-  return [expiredWebSessionsSweep, idleSweepTask(config.sessions.sweepIntervalMs), messageDeliveryTask, feedbackDeliveryTask, recoverSandboxesTask];
+  return [expiredWebSessionsSweep, mergeIntentSweep(config.mergeHeartbeatTimeoutMs), idleSweepTask(config.sessions.sweepIntervalMs), messageDeliveryTask, feedbackDeliveryTask, recoverSandboxesTask];
 }

@@ -8,7 +8,11 @@ export interface CrDiffOptions {
   color?: boolean;
 }
 
-/** `svc cr diff <cr>`: the unified patch, coloured only on a terminal and never with --no-color or NO_COLOR. */
+/**
+ * `svc cr diff <cr>`: the unified patch, coloured only on a terminal and never with --no-color or NO_COLOR.
+ * A diff too large to show comes truncated, led by the server's note (lines starting with `#`, which git
+ * apply skips) naming each file left out and why; on a terminal the note stands out in yellow.
+ */
 export async function runCrDiff(cr: string, options: CrDiffOptions, deps: CliDeps): Promise<void> {
   const { client, base } = await projectClient(options, deps);
   const { text } = await withHints(() => client.request<string>('GET', crPath(base, cr, 'diff'), { accept: 'text/x-diff' }));
@@ -20,6 +24,7 @@ function colourPatch(deps: { isTTY: boolean; env: NodeJS.ProcessEnv }, patch: st
   return patch
     .split('\n')
     .map((line) => {
+      if (line.startsWith('#')) return colour(deps, 'yellow', line);
       if (line.startsWith('diff --git') || line.startsWith('--- ') || line.startsWith('+++ ') || line.startsWith('index ')) return bold(deps, line);
       if (line.startsWith('@@')) return colour(deps, 'cyan', line);
       if (line.startsWith('+')) return colour(deps, 'green', line);

@@ -8,6 +8,7 @@ import { accessThatEnds } from './0004-access-that-ends.js';
 import { dashboardOwners } from './0006-dashboard-owners.js';
 import { taskLeases } from './0007-task-leases.js';
 import { sessions } from './0008-sessions.js';
+import { mergeIntentHeartbeat } from './0005-merge-intent-heartbeat.js';
 
 /**
  * Migrations are code, not files read at run time, so they ship inside the build. Names sort in order;
@@ -21,6 +22,7 @@ const migrations: Record<string, MigrationFactory> = {
   '0006_dashboard_owners': dashboardOwners,
   '0007_task_leases': taskLeases,
   '0008_sessions': sessions,
+  '0005_merge_intent_heartbeat': mergeIntentHeartbeat,
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
