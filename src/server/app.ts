@@ -7,6 +7,7 @@ import { userRoutes } from '../accounts/routes/users.js';
 import { fastifyTrustProxy } from '../config.js';
 import type { Services } from '../context.js';
 import { changeRequestRoutes } from '../changes/routes.js';
+import { sessionProxyRoutes } from '../sessions/proxy-routes.js';
 import { sessionRoutes } from '../sessions/routes.js';
 import { dashboardRoutes } from '../dashboards/routes.js';
 import { PageRenderer } from '../web/page-renderer.js';
@@ -98,6 +99,11 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     dashboardRoutes(scope, services, renderer);
     changeRequestRoutes(scope, services);
     sessionRoutes(scope, services);
+  });
+  // Its own scope: a session's sandbox is reached with the caller's token, bodies streamed through unread.
+  app.register(async (scope) => {
+    authenticateRequests(scope, services);
+    sessionProxyRoutes(scope, services);
   });
   // Its own scope: the git host streams bodies through its own parsers and answers git clients in text.
   app.register(async (scope) => {
