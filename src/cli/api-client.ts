@@ -62,6 +62,17 @@ export class ApiClient {
   }
 }
 
+/** An answer read as it arrives (an event stream), for commands that follow something live. */
+export async function openStream(client: ApiClient, credentials: Credentials, path: string, signal?: AbortSignal): Promise<Response> {
+  const response = await fetch(client.origin + path, { headers: { authorization: `Bearer ${credentials.token}`, accept: 'text/event-stream' }, ...(signal ? { signal } : {}) });
+  if (!response.ok) {
+    const text = await response.text();
+    const body = ((response.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : { error: text || `HTTP ${response.status}` }) as ApiErrorBody;
+    throw new ApiError(response.status, body, describeIssues(body));
+  }
+  return response;
+}
+
 /**
  * One line per problem, `path: message`, as the issue list says. The empty pointer is the whole
  * document ("/" would be the pointer to a key named ""), so it is shown as `(document)`.

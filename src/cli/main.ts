@@ -6,6 +6,7 @@ import { registerLink } from './link.js';
 import { registerLogin } from './login.js';
 import { registerProject } from './project.js';
 import { registerServe } from './serve.js';
+import { registerSession } from './session/index.js';
 import { registerToken } from './token.js';
 
 export function buildProgram(): Command {
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerToken(program, deps);
   registerDashboard(program, deps);
   registerCr(program, deps);
+  registerSession(program, deps);
   registerLink(program, deps);
   for (const command of program.commands) {
     command.exitOverride();

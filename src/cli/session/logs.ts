@@ -1,0 +1,101 @@
+/**
+ * `svc session logs <id> [--follow]`: the agent's conversation, readably: each message's text, its tool
+ * calls with their input and the result, read from the runtime through svc. `--follow` then prints what
+ * happens live from the session's event stream (status changes, each part once it is complete) until
+ * interrupted.
+ */
+import { openStream } from '../api-client.js';
+import type { CliDeps } from '../deps.js';
+import { bold, colour } from '../output.js';
+import { sessionClient, sessionPath, type Session } from './session-api.js';
+
+export interface SessionLogsOptions {
+  follow?: boolean;
+  project?: string;
+}
+
+interface Part {
+  id?: string;
+  type?: string;
+  text?: string;
+  tool?: string;
+  state?: { status?: string; input?: unknown; output?: string; error?: string; title?: string };
+}
+
+interface RuntimeMessage {
+  info?: { id?: string; role?: string };
+  parts?: Part[];
+}
+
+const MAX_OUTPUT_LINES = 20;
+
+function indent(text: string): string {
+  const lines = text.replace(/\s+$/, '').split('\n');
+  const shown = lines.slice(0, MAX_OUTPUT_LINES).map((line) => `    ${line}`);
+  if (lines.length > MAX_OUTPUT_LINES) shown.push(`    … ${lines.length - MAX_OUTPUT_LINES} more lines`);
+  return shown.join('\n');
+}
+
+/** One part as lines of text, or null for parts a reader does not need (step markers, snapshots). */
+export function renderPart(deps: Pick<CliDeps, 'isTTY' | 'env'>, role: string, part: Part): string | null {
+  if (part.type === 'text' && part.text?.trim()) return `${bold(deps, role === 'user' ? 'you' : 'agent')}: ${part.text.trim()}`;
+  if (part.type === 'reasoning' && part.text?.trim()) return colour(deps, 'dim', `thinking: ${part.text.trim()}`);
+  if (part.type === 'tool') {
+    const state = part.state ?? {};
+    const input = state.input === undefined ? '' : ` ${JSON.stringify(state.input)}`;
+    const head = colour(deps, 'cyan', `$ ${part.tool ?? 'tool'}${input}`);
+    if (state.status === 'completed' && state.output !== undefined) return `${head}\n${indent(state.output)}`;
+    if (state.status === 'error') return `${head}\n${colour(deps, 'red', indent(state.error ?? 'failed'))}`;
+    return `${head} (${state.status ?? 'pending'})`;
+  }
+  return null;
+}
+
+export async function runSessionLogs(id: string, options: SessionLogsOptions, deps: CliDeps): Promise<void> {
+  const { client, credentials, base } = await sessionClient(options, deps);
+  const path = sessionPath(base, id);
+  const { body } = await client.request<{ session: Session }>('GET', path);
+  const session = body.session;
+  const printed = new Set<string>();
+  if (session.runtime_session_id && session.status === 'running') {
+    const { body: messages } = await client.request<RuntimeMessage[]>('GET', `${path}/runtime/session/${encodeURIComponent(session.runtime_session_id)}/message`);
+    for (const message of Array.isArray(messages) ? messages : []) {
+      for (const part of message.parts ?? []) {
+        const text = renderPart(deps, message.info?.role ?? 'assistant', part);
+        if (text) deps.stdout.write(`${text}\n`);
+        if (part.id) printed.add(part.id);
+      }
+    }
+  } else if (!options.follow) {
+    deps.stderr.write(`Session ${session.id} is ${session.status}; its conversation is read from its sandbox, so resume it (svc session resume ${session.id}) to read it.\n`);
+    return;
+  }
+  if (!options.follow) return;
+  const stream = await openStream(client, credentials, `${path}/events`);
+  const decoder = new TextDecoder();
+  let buffered = '';
+  const roles = new Map<string, string>();
+  for await (const chunk of stream.body as unknown as AsyncIterable<Uint8Array>) {
+    buffered += decoder.decode(chunk, { stream: true });
+    let end: number;
+    while ((end = buffered.indexOf('\n\n')) !== -1) {
+      const block = buffered.slice(0, end);
+      buffered = buffered.slice(end + 2);
+      const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      if (!data) continue;
+      const payload = JSON.parse(data) as { status?: string; properties?: { info?: { id?: string; role?: string }; part?: Part & { messageID?: string } } };
+      if (event === 'session.status' && payload.status) deps.stderr.write(colour(deps, 'dim', `[session ${payload.status}]`) + '\n');
+      if (event === 'message.updated' && payload.properties?.info?.id) roles.set(payload.properties.info.id, payload.properties.info.role ?? 'assistant');
+      if (event === 'message.part.updated' && payload.properties?.part) {
+        const part = payload.properties.part;
+        const done = part.type !== 'tool' || part.state?.status === 'completed' || part.state?.status === 'error';
+        const finished = part.type === 'text' ? Boolean((part as { time?: { end?: number } }).time?.end) : done;
+        if (!finished || (part.id && printed.has(part.id))) continue;
+        const text = renderPart(deps, roles.get(part.messageID ?? '') ?? 'assistant', part);
+        if (text) deps.stdout.write(`${text}\n`);
+        if (part.id) printed.add(part.id);
+      }
+    }
+  }
+}

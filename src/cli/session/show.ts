@@ -1,0 +1,27 @@
+import type { CliDeps } from '../deps.js';
+import { printJson } from '../output.js';
+import { sessionClient, sessionPath, type Session } from './session-api.js';
+
+export interface SessionShowOptions {
+  project?: string;
+  json?: boolean;
+}
+
+export async function runSessionShow(id: string, options: SessionShowOptions, deps: CliDeps): Promise<void> {
+  const { client, base } = await sessionClient(options, deps);
+  const { body } = await client.request<{ session: Session }>('GET', sessionPath(base, id));
+  const session = body.session;
+  if (options.json) return printJson(deps, session);
+  const rows: Array<[string, string]> = [
+    ['session', session.id],
+    ['status', session.status],
+    ['sandbox', `${session.sandbox.provider ?? '-'} (${session.sandbox.state ?? '-'})`],
+    ['branch', `${session.branch} (from ${session.base_ref})`],
+    ['agent', `${session.agent ?? 'default'}${session.model ? ` · ${session.model}` : ''}`],
+    ['trigger', session.trigger_slug ?? '-'],
+    ['created', session.created_at],
+    ['last activity', session.last_activity_at ?? '-'],
+  ];
+  if (session.error) rows.push(['error', session.error]);
+  for (const [label, value] of rows) deps.stdout.write(`${label.padEnd(14)}${value}\n`);
+}
