@@ -1,0 +1,164 @@
+/**
+ * The execution lease. Follows the runtime's event stream: while any runtime session (root or subagent)
+ * is busy or retrying, renews the lease with the API every renew interval; when none is, releases it
+ * (`session.idle` / `session.error` / an idle status). An unreachable API is retried every interval.
+ * A watchdog compares the busy set with the runtime's status and conversation, so a status left at busy
+ * after its turn ended cannot hold the lease forever.
+ */
+import type { ApiClient } from './api-client.js';
+import type { RuntimeClient } from './runtime-client.js';
+
+export interface LeaseKeeperOptions {
+  api: ApiClient;
+  runtime: RuntimeClient;
+  renewMs: number;
+  stuckMs: number;
+  isRuntimeReady: () => boolean;
+  log: (message: string) => void;
+}
+
+export class LeaseKeeper {
+  /** Session id → when its last event arrived. */
+  readonly busy = new Map<string, number>();
+  /** What the API last acknowledged: held (true), released (false), or nothing yet. */
+  held: boolean | null = null;
+  lastRenewalAt: string | null = null;
+  lastError: string | null = null;
+  renewals = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private stream: AbortController | undefined;
+  private stopped = false;
+  private sending = false;
+
+  constructor(private readonly options: LeaseKeeperOptions) {}
+
+  start(): void {
+    this.stopped = false;
+    this.timer = setInterval(() => void this.tick(), this.options.renewMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.stream?.abort();
+  }
+
+  /** (Re)subscribes to the runtime's events; called at every runtime boot. */
+  follow(): void {
+    this.stream?.abort();
+    const controller = new AbortController();
+    this.stream = controller;
+    void this.read(controller).catch(() => {});
+  }
+
+  private async read(controller: AbortController): Promise<void> {
+    while (!controller.signal.aborted && !this.stopped) {
+      try {
+        const response = await fetch(`${this.options.runtime.baseUrl}/event`, { signal: controller.signal });
+        const reader = response.body!.getReader();
+        const decoder = new TextDecoder();
+        let buffer = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += decoder.decode(value, { stream: true });
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const data = block.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\n');
+            if (!data) continue;
+            try {
+              this.onEvent(JSON.parse(data));
+            } catch {}
+          }
+        }
+      } catch {
+        if (controller.signal.aborted) return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+
+  onEvent(event: { type?: string; properties?: any }): void {
+    const properties = event.properties ?? {};
+    const sessionId: string | undefined = properties.sessionID;
+    const wasBusy = this.busy.size > 0;
+    if (event.type === 'session.status' && sessionId) {
+      const type = properties.status?.type;
+      if (type === 'busy' || type === 'retry') this.busy.set(sessionId, Date.now());
+      else if (type === 'idle') this.busy.delete(sessionId);
+    } else if (event.type === 'session.idle' && sessionId) {
+      this.busy.delete(sessionId);
+    } else if (event.type === 'session.error') {
+      if (sessionId) this.busy.delete(sessionId);
+      else this.busy.clear();
+    } else if (sessionId && this.busy.has(sessionId)) {
+      this.busy.set(sessionId, Date.now());
+    }
+    const isBusy = this.busy.size > 0;
+    if (isBusy !== wasBusy) void this.send();
+  }
+
+  /** The runtime restarted or stopped: nothing of it is running any more. */
+  clear(): void {
+    const wasBusy = this.busy.size > 0;
+    this.busy.clear();
+    if (wasBusy) void this.send();
+  }
+
+  private async tick(): Promise<void> {
+    if (this.busy.size > 0) await this.watchdog();
+    // Renew while busy; while idle, repeat a release the API has not acknowledged yet.
+    if (this.busy.size > 0 || this.held !== false) await this.send();
+  }
+
+  private async watchdog(): Promise<void> {
+    if (!this.options.isRuntimeReady()) return;
+    try {
+      const statuses = await this.options.runtime.statuses();
+      for (const [id, lastEventAt] of [...this.busy]) {
+        const status = statuses[id];
+        if (status !== 'busy' && status !== 'retry') {
+          this.busy.delete(id);
+          continue;
+        }
+        if (Date.now() - lastEventAt < this.options.stuckMs) continue;
+        // Quiet for long while "busy": believe the conversation, not the status.
+        const last = await this.options.runtime.lastMessage(id);
+        const running = Array.isArray(last?.parts) && last.parts.some((part: any) => part?.state?.status === 'running' || part?.state?.status === 'pending');
+        if (last?.info?.role === 'assistant' && last.info.time?.completed && !running) {
+          this.options.log(`runtime session ${id} reports busy but its last turn ended; releasing its lease`);
+          this.busy.delete(id);
+        }
+      }
+    } catch {}
+  }
+
+  private async send(): Promise<void> {
+    if (this.sending || this.stopped) return;
+    this.sending = true;
+    try {
+      // Loop so a change that arrives during a call is sent right after it.
+      for (;;) {
+        const busy = this.busy.size > 0;
+        try {
+          await this.options.api.lease(busy);
+          this.held = busy;
+          this.lastError = null;
+          if (busy) {
+            this.renewals += 1;
+            this.lastRenewalAt = new Date().toISOString();
+          }
+        } catch (error) {
+          this.lastError = (error as Error).message;
+          return;
+        }
+        if (this.busy.size > 0 === busy) return;
+      }
+    } finally {
+      this.sending = false;
+    }
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The few calls the daemon makes to the agent runtime's own HTTP API (opencode server).
+ */
+export class RuntimeClient {
+  constructor(private readonly port: number) {}
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async call(method: string, route: string, body?: unknown, timeoutMs = 10_000): Promise<{ status: number; body: any }> {
+    const response = await fetch(this.baseUrl + route, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {}
+    return { status: response.status, body: parsed };
+  }
+
+  /**
+   * True once the runtime answers an instance route. Requests that reach it in its first seconds can
+   * stay unanswered forever, so each probe has its own short deadline.
+   */
+  async probe(): Promise<boolean> {
+    try {
+      return (await this.call('GET', '/session/status', undefined, 2000)).status === 200;
+    } catch {
+      return false;
+    }
+  }
+
+  async sessionExists(id: string): Promise<boolean> {
+    const result = await this.call('GET', `/session/${encodeURIComponent(id)}`);
+    return result.status === 200 && result.body?.id === id;
+  }
+
+  async createSession(title: string): Promise<string> {
+    const result = await this.call('POST', '/session', { title });
+    if (result.status !== 200 || typeof result.body?.id !== 'string') throw new Error(`The runtime did not create a session (HTTP ${result.status}).`);
+    return result.body.id;
+  }
+
+  async messageCount(id: string): Promise<number> {
+    const result = await this.call('GET', `/session/${encodeURIComponent(id)}/message`);
+    return Array.isArray(result.body) ? result.body.length : 0;
+  }
+
+  async lastMessage(id: string): Promise<any> {
+    const result = await this.call('GET', `/session/${encodeURIComponent(id)}/message`);
+    return Array.isArray(result.body) ? result.body[result.body.length - 1] : undefined;
+  }
+
+  async promptAsync(id: string, text: string, model?: string): Promise<void> {
+    const body: Record<string, unknown> = { parts: [{ type: 'text', text }] };
+    const slash = model ? model.indexOf('/') : -1;
+    if (model && slash > 0) body.model = { providerID: model.slice(0, slash), modelID: model.slice(slash + 1) };
+    const result = await this.call('POST', `/session/${encodeURIComponent(id)}/prompt_async`, body);
+    if (result.status >= 300) throw new Error(`The runtime refused the prompt (HTTP ${result.status}).`);
+  }
+
+  /** Session id → status type, as the runtime reports it. */
+  async statuses(): Promise<Record<string, string>> {
+    const result = await this.call('GET', '/session/status');
+    const out: Record<string, string> = {};
+    if (result.body && typeof result.body === 'object') for (const [id, status] of Object.entries(result.body as Record<string, any>)) out[id] = String(status?.type ?? '');
+    return out;
+  }
+
+  async abort(id: string): Promise<boolean> {
+    const result = await this.call('POST', `/session/${encodeURIComponent(id)}/abort`);
+    return result.status === 200;
+  }
+}
