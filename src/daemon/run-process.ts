@@ -45,6 +45,8 @@ export function runProcess(file: string, args: readonly string[], options: RunOp
       clearTimeout(timer);
       resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr });
     });
+    // A child that exits without reading its input closes the pipe: that is its business, not a crash of ours.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(options.stdin ?? '');
   });
 }

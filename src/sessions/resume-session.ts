@@ -18,14 +18,18 @@ export async function resumeSession(ctx: ActorContext, projectId: string, sessio
   return reloadSession(ctx, session.id);
 }
 
-/** Moves a stopped or failed session back to provisioning (within the cap) and boots its sandbox. */
+/**
+ * Moves a stopped or failed session back to provisioning (within the cap) and boots its sandbox. Its runtime
+ * session is forgotten until the daemon reports it again for this boot, so no message is sent to a runtime
+ * that is not ready for it.
+ */
 export async function wake(services: Services, project: ProjectRow, session: SessionRow): Promise<void> {
   const at = nowIso();
   const moved = await services.db.transaction().execute(async (trx) => {
     if (services.dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${`svc sessions ${project.account_id}`}))`.execute(trx);
     const updated = await trx
       .updateTable('sessions')
-      .set({ status: 'provisioning', sandbox_state: 'provisioning', error: null, updated_at: at, last_activity_at: at })
+      .set({ status: 'provisioning', sandbox_state: 'provisioning', error: null, runtime_session_id: null, updated_at: at, last_activity_at: at })
       .where('id', '=', session.id)
       .where('status', 'in', ['stopped', 'failed'])
       .executeTakeFirst();

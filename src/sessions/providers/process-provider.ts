@@ -10,10 +10,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../../package-root.js';
 import type { SandboxProvider, SandboxStart, StartedSandbox } from './provider.js';
 
-const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const ENTRYPOINT = path.join(PACKAGE_ROOT, 'bin', 'svc-entrypoint.js');
 const SVC_BIN = path.join(PACKAGE_ROOT, 'bin', 'svc.js');
 const SHIPPED_RUNTIME = path.join(PACKAGE_ROOT, 'node_modules', '.bin', 'opencode');

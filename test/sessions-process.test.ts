@@ -1,0 +1,182 @@
+/**
+ * Sessions end to end on the process provider, with the real agent runtime (opencode) driven by a
+ * scripted model: create → running, the agent commits and pushes its branch and opens a CR from inside
+ * the sandbox, with spec 3's environment; stop keeps files and conversation, a message wakes it and the
+ * agent continues with its context; delete removes the sandbox and keeps the branch.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { git, gitAsync, removeTempDirs, tempDir } from '../src/git/testing/fixtures.js';
+import { scriptedRuntimeConfig } from './support/runtime-fixture.js';
+import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
+import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
+
+let svc: TestServer;
+let model: ScriptedModel;
+
+beforeAll(async () => {
+  model = await startScriptedModel();
+  svc = await startTestServer({ env: { SVC_MAX_SESSIONS: '3' } });
+});
+afterAll(async () => {
+  for (const session of (await svc.server.services.db.selectFrom('sessions').select(['id', 'sandbox_ref']).execute()) ?? []) {
+    await svc.server.services.sessions.supervisor.provider.remove(session.id, session.sandbox_ref).catch(() => undefined);
+  }
+  await svc.close();
+  await model.close();
+  removeTempDirs();
+});
+
+interface Project {
+  id: string;
+  slug: string;
+  clone_url: string;
+}
+
+async function projectWithRuntime(name: string): Promise<Project> {
+  const created = await svc.request('POST', '/v1/projects', { body: { name } });
+  expect(created.status).toBe(201);
+  const project = created.body.project as Project;
+  const work = tempDir();
+  const url = new URL(project.clone_url);
+  url.username = 'x';
+  url.password = svc.adminToken;
+  git(['init', '-q', '-b', 'main', work]);
+  fs.mkdirSync(path.join(work, '.svc', 'runtime'), { recursive: true });
+  fs.writeFileSync(path.join(work, '.svc', 'runtime', 'opencode.json'), JSON.stringify(scriptedRuntimeConfig(model.baseUrl), null, 2));
+  fs.writeFileSync(path.join(work, 'README.md'), `# ${name}\n`);
+  git(['add', '-A'], { cwd: work });
+  git(['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'Start'], { cwd: work });
+  await gitAsync(['push', '-q', url.toString(), 'HEAD:main'], { cwd: work });
+  return project;
+}
+
+async function sessionOf(project: Project, id: string) {
+  const response = await svc.request('GET', `/v1/projects/${project.id}/sessions/${id}`);
+  expect(response.status).toBe(200);
+  return response.body.session;
+}
+
+async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if ((value as { status?: string })?.status === 'failed') throw new Error(`${what}: the session failed: ${JSON.stringify(value)}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}; last: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function hostedBranchTip(project: Project, branch: string): string | null {
+  try {
+    return git(['--git-dir', path.join(svc.dataDir, 'repos', `${project.id}.git`), 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]);
+  } catch {
+    return null;
+  }
+}
+
+describe(`sessions on the process provider with the real runtime (${testDialect})`, () => {
+  it('runs an agent that commits, pushes its branch and opens a change request from inside its sandbox, then sleeps and wakes with its context', async () => {
+    const project = await projectWithRuntime(`Agents ${Date.now()}`);
+    model.push(
+      {
+        tool: 'bash',
+        input: {
+          command: 'env | grep -E "^(SVC_|HOME=)" | sort > ../svc-env.txt && echo hello > hello.txt && git add hello.txt && git commit -q -m "Add hello" && git push -q origin HEAD && svc cr open --title "Add hello" --json > ../cr.json',
+          description: 'Add hello, push and open a change request',
+        },
+      },
+      { text: 'I added hello.txt and opened a change request.' },
+    );
+    const created = await svc.request('POST', `/v1/projects/${project.id}/sessions`, { body: { prompt: 'Add a hello file and open a change request.' } });
+    expect(created.status).toBe(201);
+    const session = created.body.session;
+    expect(session).toMatchObject({ status: 'provisioning', base_ref: 'main', branch: session.id, agent: null, sandbox: { provider: 'process', state: 'provisioning' } });
+    expect(hostedBranchTip(project, session.id)).toBe(hostedBranchTip(project, 'main'));
+
+    const running = await until('the session runs', () => sessionOf(project, session.id), (s) => s.status === 'running' && s.runtime_session_id !== null);
+    expect(running.sandbox).toEqual({ provider: 'process', state: 'active' });
+
+    const sandboxLog = () => {
+      try {
+        return fs.readFileSync(path.join(svc.dataDir, 'sandboxes', session.id, 'sandbox.log'), 'utf8').slice(-4000);
+      } catch {
+        return '(no sandbox log)';
+      }
+    };
+    const crs = await until(
+      'the agent opened a change request (sandbox log follows)',
+      async () => (await svc.request('GET', `/v1/projects/${project.id}/change-requests`)).body.change_requests,
+      (list: unknown[]) => list.length === 1,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\n${sandboxLog()}\nmodel requests: ${model.requests.length}`);
+    });
+    expect(crs[0]).toMatchObject({ title: 'Add hello', head_ref: session.id, base_ref: 'main', origin_session_id: session.id, status: 'open' });
+    expect(model.requests.find((r) => r.agentTurn)?.lastUserText).toBe('Add a hello file and open a change request.');
+    const tip = hostedBranchTip(project, session.id);
+    expect(git(['--git-dir', path.join(svc.dataDir, 'repos', `${project.id}.git`), 'log', '-1', '--format=%s%n%an', tip ?? ''])).toBe(`Add hello\ndefault (svc session ${session.id})`);
+
+    const sandboxDir = path.join(svc.dataDir, 'sandboxes', session.id);
+    const env = Object.fromEntries(
+      fs
+        .readFileSync(path.join(sandboxDir, 'svc-env.txt'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    );
+    expect(env).toMatchObject({
+      SVC_PROJECT_ID: project.id,
+      SVC_SESSION_ID: session.id,
+      SVC_BRANCH_NAME: session.id,
+      SVC_REPO_URL: project.clone_url,
+      SVC_DEFAULT_BRANCH: 'main',
+      SVC_BASE_REF: 'main',
+      SVC_API_URL: `${svc.url}/v1`,
+      SVC_AGENT_NAME: 'default',
+      SVC_INITIAL_PROMPT: 'Add a hello file and open a change request.',
+      SVC_PROJECT_AUTO_CLONE: '1',
+      SVC_PROJECT_SECRET_NAMES: '',
+      SVC_BOOTSTRAP_RUNTIME_SESSION: '1',
+    });
+    expect(env.SVC_SANDBOX_TOKEN).toMatch(/^svc_s_/);
+    expect(env.SVC_TOKEN).toBe(env.SVC_SANDBOX_TOKEN);
+    expect(env.SVC_CLI_TOKEN).toMatch(/^svc_p_/);
+    expect(env.SVC_EXECUTOR_TOKEN).toBe(env.SVC_CLI_TOKEN);
+    expect(env.SVC_AGENT_MODEL).toBeUndefined();
+    // No token is written into the clone's configuration.
+    expect(fs.readFileSync(path.join(sandboxDir, 'workspace', '.git', 'config'), 'utf8')).not.toMatch(/svc_[psu]_/);
+
+    // The sandbox token is refused on a project route; the CLI token may not push another branch.
+    const withSandboxToken = await svc.request('GET', `/v1/projects/${project.id}`, { token: env.SVC_SANDBOX_TOKEN });
+    expect(withSandboxToken.status).toBe(401);
+
+    const stopped = await svc.request('POST', `/v1/projects/${project.id}/sessions/${session.id}/stop`);
+    expect(stopped.status).toBe(200);
+    expect(stopped.body.session).toMatchObject({ status: 'stopped', sandbox: { state: 'stopped' } });
+    expect(fs.existsSync(path.join(sandboxDir, 'workspace', 'hello.txt'))).toBe(true);
+
+    model.push({ tool: 'bash', input: { command: 'echo again >> hello.txt', description: 'Append' } }, { text: 'Appended.' });
+    const agentTurnsBefore = model.requests.length;
+    const sent = await svc.request('POST', `/v1/projects/${project.id}/sessions/${session.id}/messages`, { body: { text: 'Append a line to hello.txt.' } });
+    expect(sent.status).toBe(202);
+    expect(sent.body.session.status).toBe('provisioning');
+    await until('the woken agent appended its line', async () => fs.readFileSync(path.join(sandboxDir, 'workspace', 'hello.txt'), 'utf8'), (text) => text === 'hello\nagain\n').catch(async (error: Error) => {
+      const messages = await svc.server.services.db.selectFrom('session_messages').selectAll().execute();
+      throw new Error(`${error.message}\n${JSON.stringify(messages)}\n${JSON.stringify(await sessionOf(project, session.id))}\n${sandboxLog()}\n${JSON.stringify(model.requests.map((r) => [r.agentTurn, r.lastUserText]))} remaining ${model.remaining()}`);
+    });
+    const woken = model.requests.slice(agentTurnsBefore).find((r) => r.agentTurn && r.lastUserText === 'Append a line to hello.txt.');
+    expect(woken).toBeDefined();
+    // The conversation survived hibernation: the model saw the first prompt again.
+    expect(JSON.stringify(woken?.body.messages)).toContain('Add a hello file and open a change request.');
+
+    expect((await svc.request('DELETE', `/v1/projects/${project.id}/sessions/${session.id}`)).status).toBe(204);
+    expect(fs.existsSync(sandboxDir)).toBe(false);
+    expect((await sessionOf(project, session.id)).sandbox.state).toBe('archived');
+    expect(hostedBranchTip(project, session.id)).toBe(tip);
+    const late = await svc.request('POST', `/v1/projects/${project.id}/sessions/${session.id}/messages`, { body: { text: 'Still there?' } });
+    expect(late.status).toBe(409);
+    expect(late.body.error).toContain('was deleted');
+  }, 180_000);
+});
