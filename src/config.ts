@@ -3,6 +3,8 @@ import path from 'node:path';
 
 /** Enough drawings of every chart kind for V8 to compile ECharts' hot paths (see web/render-warmup.ts). */
 const DEFAULT_RENDER_WARMUP_ROUNDS = 6;
+/** 1 GiB: a whole repository with its history fits in one first push; a runaway one does not fill the disk. */
+const DEFAULT_MAX_PUSH_BYTES = 1024 * 1024 * 1024;
 
 /** Everything `svc serve` reads from flags and the environment (contract §1). */
 export interface Config {
@@ -29,6 +31,8 @@ export interface Config {
   renderTimeoutMs: number;
   /** Times each render thread draws the warm-up samples when it starts (see render-warmup.ts); 0 for none. */
   renderWarmupRounds: number;
+  /** The largest push (request body) the git host accepts; a bigger one is refused and nothing of it is stored. */
+  maxPushBytes: number;
 }
 
 export interface ConfigOverrides {
@@ -64,6 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
     renderThreads: parseCount('SVC_RENDER_THREADS', env.SVC_RENDER_THREADS, 0, 64) ?? (threadsGiven !== undefined ? threadsGiven : Math.min(4, availableParallelism())),
     renderTimeoutMs: parseCount('SVC_RENDER_TIMEOUT_MS', env.SVC_RENDER_TIMEOUT_MS, 100, 600_000) ?? 20_000,
     renderWarmupRounds: parseCount('SVC_RENDER_WARMUP_ROUNDS', env.SVC_RENDER_WARMUP_ROUNDS, 0, 50) ?? DEFAULT_RENDER_WARMUP_ROUNDS,
+    maxPushBytes: parseCount('SVC_MAX_PUSH_BYTES', env.SVC_MAX_PUSH_BYTES, 1024, Number.MAX_SAFE_INTEGER) ?? DEFAULT_MAX_PUSH_BYTES,
   };
 }
 

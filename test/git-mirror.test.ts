@@ -88,7 +88,9 @@ interface UpstreamProject {
 }
 
 async function createUpstreamProject(name: string): Promise<UpstreamProject> {
-  const created = await upstream.request('POST', '/v1/projects', { body: { name } });
+  // The upstream's default branch is trunk: svc refuses pushes to a hosted default branch (contract §2),
+  // while its main is an ordinary branch that people and the mirror's merges may push to.
+  const created = await upstream.request('POST', '/v1/projects', { body: { name, default_branch: 'trunk' } });
   expect(created.status).toBe(201);
   const { id, clone_url: url } = created.body.project as { id: string; clone_url: string };
   const minted = await upstream.request('POST', `/v1/projects/${id}/tokens`, {
@@ -202,7 +204,7 @@ describe(`mirror projects on ${testDialect}`, () => {
 
     // Someone else lands a commit on main upstream; the mirror has not seen it.
     const elsewhere = path.join(tempDir(), 'elsewhere');
-    await gitAsync(['clone', '--quiet', withToken(up.url, upstream.adminToken), elsewhere]);
+    await gitAsync(['clone', '--quiet', '--branch', 'main', withToken(up.url, upstream.adminToken), elsewhere]);
     fs.writeFileSync(path.join(elsewhere, 'hotfix.txt'), 'hotfix\n');
     await gitAsync(['add', '--all'], { cwd: elsewhere });
     await gitAsync(['commit', '--quiet', '-m', 'hotfix'], { cwd: elsewhere });

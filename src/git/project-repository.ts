@@ -5,9 +5,10 @@
  * merge previews) run against `path` in both cases; the only write, moving a branch, goes through
  * compareAndSwapBranch, which never forces.
  *
- * Hosted repositories refuse non-fast-forward pushes on every branch and the deletion of the default
- * branch (HEAD); other branches may be deleted, because CR merges leave branches behind and people clean
- * them up by hand (see HOSTED_REPOSITORY_CONFIG in repository.ts).
+ * Hosted repositories refuse non-fast-forward pushes on every branch, and any push that updates or deletes
+ * the default branch (guarded-receive.ts, with a pre-receive hook behind it); other branches may be
+ * deleted, because CR merges leave branches behind and people clean them up by hand (see
+ * HOSTED_REPOSITORY_CONFIG in repository.ts).
  *
  * Mirrors are fetched when the last fetch by this process is older than `mirrorMaxAgeMs` (5 s by default)
  * or when a caller forces it; concurrent refreshes of one mirror share one git process (fetchMirror).
@@ -104,7 +105,12 @@ export async function openProjectRepository(
 ): Promise<ProjectRepository> {
   if (project.repo_url === null) {
     const repoPath = hostedRepositoryPath(services.config, project.id);
-    if (!(await isRepository(repoPath))) await provisionHosted(repoPath, project.default_branch);
+    // Once per process: creates a repository that is missing, and brings the receive policy and hook of
+    // one made by an older svc up to date.
+    if (!provisionedHosted.has(path.resolve(repoPath))) {
+      await provisionHosted(repoPath, project.default_branch);
+      provisionedHosted.add(path.resolve(repoPath));
+    }
     return new HostedRepository(repoPath);
   }
   const mirrorPath = mirrorRepositoryPath(services.config, project.id);
@@ -140,7 +146,11 @@ export async function removeProjectRepository(services: Services, project: Proje
   }
   invalidateMirror(mirrorPath);
   verifiedMirrors.delete(path.resolve(mirrorPath));
+  provisionedHosted.delete(path.resolve(hostedRepositoryPath(services.config, project.id)));
 }
+
+/** Hosted repositories whose policy this process has applied (see openProjectRepository). */
+const provisionedHosted = new Set<string>();
 
 async function provisionHosted(repoPath: string, defaultBranch: string): Promise<void> {
   await fs.mkdir(path.dirname(repoPath), { recursive: true });
