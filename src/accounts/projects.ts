@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../db/database.js';
 import { nowIso } from '../db/values.js';
 import { AppError, notFound, validationFailed } from '../errors.js';
 import { remoteKind } from '../git/arguments.js';
+import { assertDefaultBranchExists } from '../git/default-branch-choice.js';
 import { InvalidGitArgumentError } from '../git/errors.js';
 import { provisionProjectRepository, removeProjectRepository } from '../git/project-repository.js';
 import { newId } from '../ids.js';
@@ -125,6 +126,7 @@ export async function updateProject(ctx: ActorContext, projectId: string, input:
   const changes: Partial<ProjectRow> = {};
   if (input.name !== undefined) changes.name = input.name.trim();
   if (input.default_branch !== undefined) changes.default_branch = input.default_branch;
+  if (changes.default_branch !== undefined && changes.default_branch !== project.default_branch) await assertDefaultBranchExists(ctx, project, changes.default_branch);
   if (Object.keys(changes).length === 0) return project;
   changes.updated_at = nowIso();
   await ctx.db.updateTable('projects').set(changes).where('id', '=', project.id).execute();
