@@ -220,11 +220,13 @@ function upstreamFailure(upstreamUrl: string, error: unknown): unknown {
     return new UpstreamUnavailableError(`The project's repo_url cannot be used: ${error.message}.`, { cause: error });
   }
   if (!(error instanceof GitError)) return error;
-  const reason = gitFailureReason(error.stderr);
+  // The same sentence whatever git said: "Connection refused", "HTTP 404" or a TLS error from a host and
+  // port would tell whoever chose repo_url what answers there. git's own reason goes to the server log
+  // (the cause, logged with every UPSTREAM_UNAVAILABLE answer).
   return new UpstreamUnavailableError(
-    `The project's repository ${displayUrl(upstreamUrl)} cannot be reached${reason ? `: ${reason}` : ''}. ` +
-      `Check repo_url and the project secret ${GIT_TOKEN_SECRET}.`,
-    { cause: error },
+    `svc could not reach or read the project's repository ${displayUrl(upstreamUrl)}. ` +
+      `Check repo_url and the project secret ${GIT_TOKEN_SECRET}; the server log has git's error.`,
+    { cause: new GitError(`${error.message} (${gitFailureReason(error.stderr)})`, error) },
   );
 }
 
