@@ -141,4 +141,19 @@ describe(`push rules of the git host on ${testDialect}`, () => {
       await small.close();
     }
   });
+
+  it('reads pushes from a shallow clone (its shallow lines come first) and over protocol v2 like any other', async () => {
+    const { project, work } = await projectWithMain(svc, 'Shallow');
+    commitFile(work, 'second.txt', 'second\n', 'second commit');
+    await gitAsync(['push', '--quiet', 'origin', 'HEAD:refs/heads/second'], { cwd: work });
+    const shallow = path.join(tempDir(), 'shallow');
+    await gitAsync(['clone', '--quiet', '--depth', '1', '--branch', 'second', withToken(project.clone_url, svc.adminToken), shallow]);
+    expect(git(['rev-parse', '--is-shallow-repository'], { cwd: shallow })).toBe('true');
+
+    const tip = commitFile(shallow, 'third.txt', 'third\n', 'third commit');
+    await gitAsync(['-c', 'protocol.version=2', 'push', '--quiet', 'origin', 'HEAD:refs/heads/third'], { cwd: shallow });
+    expect(git(['--git-dir', hostedRepoPath(svc, project.id), 'rev-parse', 'refs/heads/third'])).toBe(tip);
+    const refused = await gitFailsAsync(['-c', 'protocol.version=2', 'push', '--force', 'origin', 'HEAD:refs/heads/main'], { cwd: shallow });
+    expect(refused).toContain('(main is the default branch;');
+  });
 });

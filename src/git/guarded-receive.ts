@@ -104,7 +104,10 @@ export async function runGuardedReceive(body: Readable, response: ServerResponse
   const stdoutDone = new Promise<void>((resolve) => git.stdout.once('close', resolve));
 
   stdin.write(buffered);
-  body.pipe(counter).pipe(stdin);
+  counter.pipe(stdin);
+  // A request read to its end together with its command list has nothing left to pipe.
+  if (body.readableEnded) counter.end();
+  else body.pipe(counter);
   try {
     const outcome = await Promise.all([git.finished, stdoutDone]).then(
       () => null,
