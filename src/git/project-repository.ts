@@ -27,7 +27,7 @@ import { GitError, InvalidGitArgumentError, PushRejectedError, RefUpdateRaceErro
 import { compareAndSwapRef } from './merge.js';
 import { ensureMirror, fetchMirror, invalidateMirror, pushBranch, type RemoteCredentials } from './mirror.js';
 import { withRepoLock } from './repo-lock.js';
-import { initBare, isAncestor, resolveRef, setDefaultBranch } from './repository.js';
+import { applyHostedRepositoryPolicy, initBare, isAncestor, resolveRef, setDefaultBranch } from './repository.js';
 
 export interface ProjectRepository {
   /** The bare repository svc operates on: the hosted repo, or the local mirror of repo_url. */
@@ -106,10 +106,12 @@ export async function openProjectRepository(
   if (project.repo_url === null) {
     const repoPath = hostedRepositoryPath(services.config, project.id);
     // Once per process: creates a repository that is missing, and brings the receive policy and hook of
-    // one made by an older svc up to date.
-    if (!provisionedHosted.has(path.resolve(repoPath))) {
-      await provisionHosted(repoPath, project.default_branch);
-      provisionedHosted.add(path.resolve(repoPath));
+    // one made by an older svc up to date. HEAD is left alone: only PATCH moves it (this row may be older).
+    const key = path.resolve(repoPath);
+    if (!provisionedHosted.has(key)) {
+      if (await isRepository(repoPath)) await withRepoLock(repoPath, () => applyHostedRepositoryPolicy(repoPath));
+      else await provisionHosted(repoPath, project.default_branch);
+      provisionedHosted.add(key);
     }
     return new HostedRepository(repoPath);
   }
