@@ -91,4 +91,32 @@ describe(`repo_url addresses on ${testDialect}`, () => {
       server.close();
     }
   });
+
+  it("checks a non-administrator's upstream again before every clone, fetch and push, so a name that now points inside is not contacted", async () => {
+    let requests = 0;
+    const server = http.createServer((_request, response) => {
+      requests += 1;
+      response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const created = await createProject('https://140.82.112.5/team/app.git', userToken);
+      expect(created.status).toBe(201);
+      // As if its host name had been re-pointed at this machine since (DNS rebinding).
+      const inside = `http://127.0.0.1:${port}/team/app.git`;
+      await svc.server.services.db.updateTable('projects').set({ repo_url: inside }).where('id', '=', created.body.project.id).execute();
+      const opened = await svc.request('POST', `/v1/projects/${created.body.project.id}/change-requests`, { body: { title: 'probe', head_ref: 'feature' } });
+      expect(opened.status).toBe(502);
+      expect(opened.body.error).toBe(`svc could not reach or read the project's repository ${inside}. Check repo_url and the project secret GIT_TOKEN; the server log has git's error.`);
+      expect(requests).toBe(0);
+
+      // Control: the same URL in a project an administrator created is contacted (and fails the same way).
+      const byAdmin = await createProject(inside, svc.adminToken);
+      expect((await svc.request('POST', `/v1/projects/${byAdmin.body.project.id}/change-requests`, { body: { title: 'x', head_ref: 'feature' } })).status).toBe(502);
+      expect(requests).toBeGreaterThan(0);
+    } finally {
+      server.close();
+    }
+  });
 });

@@ -138,3 +138,33 @@ export async function assertPublicRepoHost(repoUrl: string): Promise<void> {
       'or ask an administrator to create the project.',
   );
 }
+
+/**
+ * Transport settings that keep git on the address checked here, for an upstream a non-administrator chose
+ * (the check at project creation alone would let a name re-point at an internal address later, "DNS
+ * rebinding", or a public server redirect git inward): the name is resolved again, refused when any
+ * address is special, and for http(s) curl is pinned to the checked address (`http.curloptResolve`) and
+ * follows no redirects. ssh and git:// resolve on their own, so for them the check runs just before git does.
+ */
+export async function publicUpstreamTransport(repoUrl: string): Promise<{ refusedAddress: string } | { config: Record<string, string> }> {
+  const config: Record<string, string> = { 'http.followRedirects': 'false' };
+  const host = repoUrlHost(repoUrl);
+  if (host === null) return { config };
+  if (net.isIP(host)) return isSpecialAddress(host) ? { refusedAddress: host } : { config };
+  let addresses: Array<{ address: string; family: number }>;
+  try {
+    addresses = await lookup(host, { all: true, verbatim: true });
+  } catch {
+    // git will not resolve it either, and says so.
+    return { config };
+  }
+  const special = addresses.find((entry) => isSpecialAddress(entry.address));
+  if (special) return { refusedAddress: special.address };
+  const first = addresses[0];
+  const scheme = /^(https?):\/\//i.exec(repoUrl)?.[1]?.toLowerCase();
+  if (first && scheme) {
+    const port = new URL(repoUrl).port || (scheme === 'https' ? '443' : '80');
+    config['http.curloptResolve'] = `${host}:${port}:${first.family === 6 ? `[${first.address}]` : first.address}`;
+  }
+  return { config };
+}
