@@ -4,6 +4,8 @@ import path from 'node:path';
 
 /** Enough drawings of every chart kind for V8 to compile ECharts' hot paths (see web/render-warmup.ts). */
 const DEFAULT_RENDER_WARMUP_ROUNDS = 6;
+/** 1 GiB: a whole repository with its history fits in one first push; a runaway one does not fill the disk. */
+const DEFAULT_MAX_PUSH_BYTES = 1024 * 1024 * 1024;
 
 /** Everything `svc serve` reads from flags and the environment (contract §1). */
 export interface Config {
@@ -44,6 +46,8 @@ export interface Config {
   diffMaxFileBytes: number;
   /** The patch of a CR's diff stops (at a file boundary) before it grows past this; later files are listed only. */
   diffMaxBytes: number;
+  /** The largest push (request body) the git host accepts; a bigger one is refused and nothing of it is stored. */
+  maxPushBytes: number;
 }
 
 /** Sessions and their sandboxes (contract §6). */
@@ -114,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
     mergeHeartbeatTimeoutMs: parseCount('SVC_MERGE_HEARTBEAT_TIMEOUT_MS', env.SVC_MERGE_HEARTBEAT_TIMEOUT_MS, 500, 600_000) ?? 10_000,
     diffMaxFileBytes: parseCount('SVC_DIFF_MAX_FILE_BYTES', env.SVC_DIFF_MAX_FILE_BYTES, 1_024, 1_073_741_824) ?? 1_048_576,
     diffMaxBytes: parseCount('SVC_DIFF_MAX_BYTES', env.SVC_DIFF_MAX_BYTES, 1_024, 1_073_741_824) ?? 10_485_760,
+    maxPushBytes: parseCount('SVC_MAX_PUSH_BYTES', env.SVC_MAX_PUSH_BYTES, 1024, Number.MAX_SAFE_INTEGER) ?? DEFAULT_MAX_PUSH_BYTES,
   };
 }
 

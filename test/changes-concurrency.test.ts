@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { nowIso } from '../src/db/values.js';
 import { databaseClockMs } from '../src/changes/merge-intent-lease.js';
-import { bareGit, hostedRepoPath, projectWithClone, removeTempDirs, type TestProject } from './support/change-request-fixtures.js';
+import { bareGit, hostedRepoPath, moveHostedBranch, projectWithClone, removeTempDirs, type TestProject } from './support/change-request-fixtures.js';
 import { createTestDatabase, startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
 afterAll(() => {
@@ -184,7 +184,8 @@ describe(`crash safety on ${testDialect}`, () => {
     const headSha = clone.commit({ 'feature.txt': 'f\n' });
     clone.checkout('main');
     clone.commit({ 'main.txt': 'm\n' });
-    await clone.push('feature', 'main');
+    await clone.push('feature');
+    moveHostedBranch(svc, project, clone, 'main');
     const created = await svc.request('POST', crs(project), { body: { title: 'crashy', head_ref: 'feature' } });
     return { project, crId: created.body.change_request.cr_id as string, baseBefore, headSha, mainTip: clone.head() };
   }

@@ -4,7 +4,7 @@
  * histories and the manifest gate with svc.yaml and svc.toml.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bareGit, hostedRepoPath, projectWithClone, removeTempDirs, type TestProject } from './support/change-request-fixtures.js';
+import { bareGit, hostedRepoPath, moveHostedBranch, projectWithClone, removeTempDirs, type TestProject } from './support/change-request-fixtures.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
 const MERGE_AUTHOR = { name: 'svc merges', email: 'merges@noreply.example.test' };
@@ -38,7 +38,7 @@ async function divergedProject() {
   await clone.push('feature');
   clone.checkout('main');
   const mainTip = clone.commit({ 'README.md': 'hello\nworld\n', 'docs/guide.md': 'guide\n' }, 'main moves on');
-  await clone.push('main');
+  moveHostedBranch(svc, project, clone, 'main');
   return { project, clone, forkPoint, featureTip, mainTip };
 }
 
@@ -58,7 +58,7 @@ describe(`CR git semantics on ${testDialect}`, () => {
 
     clone.checkout('main');
     const mainTip = clone.commit({ 'b.txt': 'b\n' });
-    await clone.push('main');
+    moveHostedBranch(svc, project, clone, 'main');
     const listed = await svc.request('GET', crs(project));
     expect(listed.body.change_requests[0]).toMatchObject({ head_commit_sha: next, base_commit_sha: mainTip });
     // The refresh was stored, not only shown.
@@ -274,7 +274,7 @@ describe(`CR git semantics on ${testDialect}`, () => {
     clone.checkout('main');
     clone.git(['merge', '--quiet', '--ff-only', 'landed']);
     const mainTip = clone.commit({ 'm.txt': 'm\n' });
-    await clone.push('main');
+    moveHostedBranch(svc, project, clone, 'main');
     expect((await svc.request('GET', `${crs(project)}/1/merge-preview`)).body).toMatchObject({ is_up_to_date: true, can_merge: true });
     const merged = await svc.request('POST', `${crs(project)}/1/merge`);
     expect(merged.status).toBe(200);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { generateToken, hashToken } from '../src/accounts/token-secrets.js';
 import { nowIso } from '../src/db/values.js';
-import { Clone, projectWithClone, removeTempDirs, type TestProject } from './support/change-request-fixtures.js';
+import { Clone, moveHostedBranch, projectWithClone, removeTempDirs, type TestProject } from './support/change-request-fixtures.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
 let svc: TestServer;
@@ -143,7 +143,7 @@ describe(`change request lifecycle on ${testDialect}`, () => {
     clone.checkout('main');
     clone.git(['merge', '--quiet', '--ff-only', 'behind']);
     clone.commit({ 'more.txt': 'more\n' }, 'main moves on');
-    await clone.push('main');
+    moveHostedBranch(svc, project, clone, 'main');
     const behind = await open(project, { title: 'x', head_ref: 'behind' });
     expect(behind.status).toBe(422);
     expect(behind.body.code).toBe('CR_HEAD_NOT_AHEAD');

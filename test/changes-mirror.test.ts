@@ -24,7 +24,9 @@ const crs = (project: TestProject) => `/v1/projects/${project.id}/change-request
 
 /** A repository on `host` with main and a feature branch, and an svc project mirroring it with GIT_TOKEN set. */
 async function mirroredProject(host: TestServer) {
-  const remote = await createProject(host);
+  // The upstream's default branch is trunk: svc refuses pushes to a hosted default branch (contract §2),
+  // while its main is an ordinary branch that people and the mirror's merges may push to.
+  const remote = await createProject(host, { default_branch: 'trunk' });
   const clone = await Clone.of(withToken(remote.clone_url, host.adminToken));
   clone.commit({ 'README.md': 'upstream\n', 'shared.txt': 'one\n' }, 'initial');
   await clone.push('main');

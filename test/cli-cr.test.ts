@@ -19,7 +19,7 @@ import { CliError } from '../src/cli/deps.js';
 import { runLink } from '../src/cli/link.js';
 import { nowIso } from '../src/db/values.js';
 import { adminCliEnv, captureDeps, runCli } from './support/cli-harness.js';
-import { Clone, projectWithClone, removeTempDirs, type TestProject } from './support/change-request-fixtures.js';
+import { Clone, moveHostedBranch, projectWithClone, removeTempDirs, type TestProject } from './support/change-request-fixtures.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 let svc: TestServer;
@@ -192,7 +192,7 @@ describe('svc cr for a person, with svc link', () => {
     await pushBranch(clone, 'clash', { 'shared.txt': 'clash\n' }, root);
     clone.checkout('main');
     clone.commit({ 'shared.txt': 'main moved\n' });
-    await clone.push('main');
+    moveHostedBranch(svc, project, clone, 'main');
     const flags = { project: project.slug };
     await runCrOpen({ ...flags, title: 'Clean one', head: 'clean', description: 'Line one\nLine two' }, captureDeps({ env: userEnv(), cwd: elsewhere }));
     await runCrOpen({ ...flags, title: 'Clashing one', head: 'clash' }, captureDeps({ env: userEnv(), cwd: elsewhere }));

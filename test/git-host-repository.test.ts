@@ -108,4 +108,16 @@ describe(`hosted ProjectRepository on ${testDialect}`, () => {
     expect(git(['--git-dir', repoPath, 'symbolic-ref', 'HEAD'])).toBe('refs/heads/trunk');
     expect(git(['--git-dir', repoPath, 'config', 'receive.denyNonFastForwards'])).toBe('true');
   });
+
+  it('brings the receive policy and hook of a repository made by an older svc up to date when first opened', async () => {
+    const created = await svc.request('POST', '/v1/projects', { body: { name: 'Older' } });
+    const project = await svc.server.services.db.selectFrom('projects').selectAll().where('id', '=', created.body.project.id).executeTakeFirstOrThrow();
+    const repoPath = hostedRepositoryPath(svc.server.services.config, project.id);
+    // What an older svc left: no fsck on receive, and a hook that only guarded deletion.
+    git(['--git-dir', repoPath, 'config', '--unset', 'receive.fsckObjects']);
+    fs.writeFileSync(path.join(repoPath, 'hooks', 'pre-receive'), '#!/bin/sh\nexit 0\n');
+    await openProjectRepository(svc.server.services, project);
+    expect(git(['--git-dir', repoPath, 'config', 'receive.fsckObjects'])).toBe('true');
+    expect(fs.readFileSync(path.join(repoPath, 'hooks', 'pre-receive'), 'utf8')).toContain('it changes only by merging a change request');
+  });
 });

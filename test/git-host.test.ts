@@ -126,13 +126,16 @@ describe(`git smart-HTTP host on ${testDialect}`, () => {
 
   it('refuses force pushes on every branch and the deletion of the default branch, allows deleting other branches', async () => {
     const { project, work, first } = await projectWithHistory('Protected');
+    await gitAsync(['push', '--quiet', 'origin', 'HEAD:refs/heads/session/1'], { cwd: work });
     await gitAsync(['commit', '--quiet', '--amend', '-m', 'rewritten history'], { cwd: work });
-    const forced = await gitFailsAsync(['push', '--force', 'origin', 'main'], { cwd: work });
-    expect(forced).toMatch(/non-fast-forward|rejected/);
-    expect(serverTip(project.id, 'main')).toBe(first);
+    for (const branch of ['main', 'session/1']) {
+      const forced = await gitFailsAsync(['push', '--force', 'origin', `HEAD:refs/heads/${branch}`], { cwd: work });
+      expect(forced).toMatch(/non-fast-forward|rejected/);
+      expect(serverTip(project.id, branch)).toBe(first);
+    }
 
     const deleted = await gitFailsAsync(['push', 'origin', ':main'], { cwd: work });
-    expect(deleted).toContain('refs/heads/main is the default branch of this project and cannot be deleted');
+    expect(deleted).toContain('! [remote rejected] main (main is the default branch of this project and cannot be deleted)');
     expect(serverTip(project.id, 'main')).toBe(first);
 
     await gitAsync(['push', '--quiet', 'origin', `${first}:refs/heads/old-session`], { cwd: work });
@@ -166,8 +169,8 @@ describe(`git smart-HTTP host on ${testDialect}`, () => {
     expect(serverTip(project.id, 'main')).toBe(before);
 
     const pusher = await mintToken(project.id, ['project.read', 'project.gitops.push']);
-    await gitAsync(['push', '--quiet', withToken(project.clone_url, pusher), 'main'], { cwd: work });
-    expect(serverTip(project.id, 'main')).toBe(await gitAsync(['rev-parse', 'HEAD'], { cwd: work }));
+    await gitAsync(['push', '--quiet', withToken(project.clone_url, pusher), 'HEAD:refs/heads/allowed'], { cwd: work });
+    expect(serverTip(project.id, 'allowed')).toBe(await gitAsync(['rev-parse', 'HEAD'], { cwd: work }));
   });
 
   it('refuses a token without project.read, and a project token of another project, with 403', async () => {
@@ -241,9 +244,10 @@ describe(`git smart-HTTP host on ${testDialect}`, () => {
     const { project, work } = await projectWithHistory('Big Push');
     // Random bytes do not compress, so the pack is as large as the file: well over the 1 MiB JSON limit.
     const sha = await commitFile(work, 'assets/blob.bin', randomBytes(8 * 1024 * 1024), 'add a large asset');
-    await gitAsync(['push', '--quiet', 'origin', 'main'], { cwd: work });
-    expect(serverTip(project.id, 'main')).toBe(sha);
+    await gitAsync(['push', '--quiet', 'origin', 'HEAD:refs/heads/assets'], { cwd: work });
+    expect(serverTip(project.id, 'assets')).toBe(sha);
     const copy = await cloneInto(withToken(project.clone_url, svc.adminToken));
+    await gitAsync(['checkout', '--quiet', 'assets'], { cwd: copy });
     expect(fs.statSync(path.join(copy, 'assets/blob.bin')).size).toBe(8 * 1024 * 1024);
   });
 

@@ -84,7 +84,7 @@ describe(`sessions on the process provider with the real runtime (${testDialect}
       {
         tool: 'bash',
         input: {
-          command: 'env | grep -E "^(SVC_|HOME=)" | sort > ../svc-env.txt && echo hello > hello.txt && git add hello.txt && git commit -q -m "Add hello" && git push -q origin HEAD && svc cr open --title "Add hello" --json > ../cr.json',
+          command: 'env | grep -E "^(SVC_|HOME=)" | sort > ../svc-env.txt && echo hello > hello.txt && git add hello.txt && git commit -q -m "Add hello" && (git push origin HEAD:refs/heads/elsewhere > ../push-elsewhere.txt 2>&1 || true) && git push -q origin HEAD && svc cr open --title "Add hello" --json > ../cr.json',
           description: 'Add hello, push and open a change request',
         },
       },
@@ -148,6 +148,9 @@ describe(`sessions on the process provider with the real runtime (${testDialect}
     // No token is written into the clone's configuration.
     expect(fs.readFileSync(path.join(sandboxDir, 'workspace', '.git', 'config'), 'utf8')).not.toMatch(/svc_[psu]_/);
 
+    // The agent's credentials push its own branch only.
+    expect(fs.readFileSync(path.join(sandboxDir, 'push-elsewhere.txt'), 'utf8')).toContain(`this session's credentials push only its own branch ${session.id}`);
+    expect(hostedBranchTip(project, 'elsewhere')).toBeNull();
     // The sandbox token is refused on a project route; the CLI token may not push another branch.
     const withSandboxToken = await svc.request('GET', `/v1/projects/${project.id}`, { token: env.SVC_SANDBOX_TOKEN });
     expect(withSandboxToken.status).toBe(401);

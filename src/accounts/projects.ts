@@ -3,7 +3,9 @@ import { isUniqueViolation } from '../db/database.js';
 import { nowIso } from '../db/values.js';
 import { AppError, notFound, validationFailed } from '../errors.js';
 import { remoteKind } from '../git/arguments.js';
+import { assertDefaultBranchExists } from '../git/default-branch-choice.js';
 import { InvalidGitArgumentError } from '../git/errors.js';
+import { assertPublicRepoHost } from '../git/upstream-address.js';
 import { provisionProjectRepository, removeProjectRepository } from '../git/project-repository.js';
 import { newId } from '../ids.js';
 import { forgetCachedPrincipals } from './principal.js';
@@ -54,7 +56,7 @@ export async function createProject(ctx: ActorContext, input: CreateProjectInput
     updated_at: now,
   };
   if (project.name === '') throw new AppError('VALIDATION_FAILED', 'The project name must not be blank.', { issues: [{ path: '/name', message: 'must not be blank.' }] });
-  if (project.repo_url !== null) assertUsableRepoUrl(ctx, project.repo_url);
+  if (project.repo_url !== null) await assertUsableRepoUrl(ctx, project.repo_url);
   // The repository exists before the row does, so a visible project always has one; a failed insert removes it.
   await provisionProjectRepository(ctx, project);
   try {
@@ -79,7 +81,7 @@ export async function createProject(ctx: ActorContext, input: CreateProjectInput
  * repository on its own disk (another project's hosted repository included), so only an administrator,
  * who can read the data directory anyway, may point a project at one.
  */
-function assertUsableRepoUrl(ctx: ActorContext, repoUrl: string): void {
+async function assertUsableRepoUrl(ctx: ActorContext, repoUrl: string): Promise<void> {
   let kind;
   try {
     kind = remoteKind(repoUrl);
@@ -96,6 +98,7 @@ function assertUsableRepoUrl(ctx: ActorContext, repoUrl: string): void {
   if (kind === 'file' && !ctx.actor.isAdmin) {
     throw new AppError('FORBIDDEN', 'Only an administrator can create a project from a local path or file:// repo_url; use an https:// or ssh:// URL.');
   }
+  if (!ctx.actor.isAdmin) await assertPublicRepoHost(repoUrl);
 }
 
 export async function listProjects(ctx: ActorContext): Promise<ProjectRow[]> {
@@ -124,6 +127,7 @@ export async function updateProject(ctx: ActorContext, projectId: string, input:
   const changes: Partial<ProjectRow> = {};
   if (input.name !== undefined) changes.name = input.name.trim();
   if (input.default_branch !== undefined) changes.default_branch = input.default_branch;
+  if (changes.default_branch !== undefined && changes.default_branch !== project.default_branch) await assertDefaultBranchExists(ctx, project, changes.default_branch);
   if (Object.keys(changes).length === 0) return project;
   changes.updated_at = nowIso();
   await ctx.db.updateTable('projects').set(changes).where('id', '=', project.id).execute();

@@ -107,7 +107,11 @@ export function gitHttpRoutes(app: FastifyInstance, services: Services): void {
     // From here on git writes the answer straight to the socket.
     reply.hijack();
     try {
-      await serveSmartHttp(repository.path, request.raw, reply.raw, { subPath, serviceParameter: request.query.service ?? null });
+      await serveSmartHttp(repository.path, request.raw, reply.raw, {
+        subPath,
+        serviceParameter: request.query.service ?? null,
+        receive: { rules: { defaultBranch: project.default_branch, onlyRef: ctx.actor.pushRef }, maxPushBytes: services.config.maxPushBytes },
+      });
     } catch (error) {
       if (!reply.raw.headersSent) {
         request.log.error({ err: error }, 'git smart-HTTP request failed');

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { GitError, PushRejectedError } from './errors.js';
 import { prepareMerge } from './merge.js';
 import { ensureMirror, fetchMirror, invalidateMirror, pushBranch } from './mirror.js';
-import { initBare, listBranchTips } from './repository.js';
+import { listBranchTips } from './repository.js';
 import { createWorkspace, git, gitAsync, removeTempDirs, startGitHttpServer, tempDir } from './testing/fixtures.js';
 
 afterAll(removeTempDirs);
@@ -118,7 +118,8 @@ describe('mirrors over HTTPS-style token authentication', () => {
   it('send the token as Basic credentials from the environment, never in argv or config', async () => {
     const token = 'svc_p_secret-token-123';
     const upstream = path.join(tempDir(), 'up.git');
-    await initBare(upstream, { defaultBranch: 'main' });
+    // An upstream is any git host, not an svc-hosted repository (whose default branch refuses pushes).
+    git(['init', '--quiet', '--bare', '--initial-branch=main', upstream]);
     const seed = createWorkspace({ 'seed.txt': 'seed\n' });
     seed.checkout('feature');
     const feature = seed.commit({ 'feature.txt': 'f\n' }, 'feature');

@@ -31,12 +31,14 @@ export interface RemoteCredentials {
    */
   username?: string;
   timeoutMs?: number;
+  /** More transport configuration, e.g. the pinned address and no redirects of an upstream chosen by a non-administrator. */
+  transportConfig?: Readonly<Record<string, string>>;
 }
 
 /** Environment-borne config and transport limits for talking to `url`. */
 function remoteOptions(url: string, credentials: RemoteCredentials): Pick<RunGitOptions, 'config' | 'env' | 'timeoutMs'> {
   const kind = remoteKind(url);
-  const config: Record<string, string> = {};
+  const config: Record<string, string> = { ...credentials.transportConfig };
   if (credentials.token !== undefined && (kind === 'https' || kind === 'http')) {
     const basic = Buffer.from(`${credentials.username ?? 'x-access-token'}:${credentials.token}`).toString('base64');
     config['http.extraHeader'] = `Authorization: Basic ${basic}`;

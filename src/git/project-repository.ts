@@ -5,9 +5,10 @@
  * merge previews) run against `path` in both cases; the only write, moving a branch, goes through
  * compareAndSwapBranch, which never forces.
  *
- * Hosted repositories refuse non-fast-forward pushes on every branch and the deletion of the default
- * branch (HEAD); other branches may be deleted, because CR merges leave branches behind and people clean
- * them up by hand (see HOSTED_REPOSITORY_CONFIG in repository.ts).
+ * Hosted repositories refuse non-fast-forward pushes on every branch, and any push that updates or deletes
+ * the default branch (guarded-receive.ts, with a pre-receive hook behind it); other branches may be
+ * deleted, because CR merges leave branches behind and people clean them up by hand (see
+ * HOSTED_REPOSITORY_CONFIG in repository.ts).
  *
  * Mirrors are fetched when the last fetch by this process is older than `mirrorMaxAgeMs` (5 s by default)
  * or when a caller forces it; concurrent refreshes of one mirror share one git process (fetchMirror).
@@ -20,13 +21,15 @@ import { readSecretValue } from '../accounts/secrets.js';
 import type { ProjectRow } from '../accounts/access.js';
 import type { Config } from '../config.js';
 import type { Services } from '../context.js';
+import { readBool } from '../db/values.js';
 import { AppError } from '../errors.js';
 import { branchRef, remoteKind } from './arguments.js';
 import { GitError, InvalidGitArgumentError, PushRejectedError, RefUpdateRaceError } from './errors.js';
 import { compareAndSwapRef } from './merge.js';
 import { ensureMirror, fetchMirror, invalidateMirror, pushBranch, type RemoteCredentials } from './mirror.js';
 import { withRepoLock } from './repo-lock.js';
-import { initBare, isAncestor, resolveRef, setDefaultBranch } from './repository.js';
+import { publicUpstreamTransport } from './upstream-address.js';
+import { applyHostedRepositoryPolicy, initBare, isAncestor, resolveRef, setDefaultBranch } from './repository.js';
 
 export interface ProjectRepository {
   /** The bare repository svc operates on: the hosted repo, or the local mirror of repo_url. */
@@ -104,16 +107,23 @@ export async function openProjectRepository(
 ): Promise<ProjectRepository> {
   if (project.repo_url === null) {
     const repoPath = hostedRepositoryPath(services.config, project.id);
-    if (!(await isRepository(repoPath))) await provisionHosted(repoPath, project.default_branch);
+    // Once per process: creates a repository that is missing, and brings the receive policy and hook of
+    // one made by an older svc up to date. HEAD is left alone: only PATCH moves it (this row may be older).
+    const key = path.resolve(repoPath);
+    if (!provisionedHosted.has(key)) {
+      if (await isRepository(repoPath)) await withRepoLock(repoPath, () => applyHostedRepositoryPolicy(repoPath));
+      else await provisionHosted(repoPath, project.default_branch);
+      provisionedHosted.add(key);
+    }
     return new HostedRepository(repoPath);
   }
   const mirrorPath = mirrorRepositoryPath(services.config, project.id);
-  const credentials = await upstreamCredentials(services, project.id);
-  await cloneMirrorIfMissing(project.repo_url, mirrorPath, credentials);
+  const transport = await upstreamTransport(services, project, project.repo_url);
+  await cloneMirrorIfMissing(project.repo_url, mirrorPath, transport);
   return new MirrorRepository({
     path: mirrorPath,
     upstreamUrl: project.repo_url,
-    credentials,
+    transport,
     maxAgeMs: options.mirrorMaxAgeMs ?? DEFAULT_MIRROR_MAX_AGE_MS,
   });
 }
@@ -140,7 +150,11 @@ export async function removeProjectRepository(services: Services, project: Proje
   }
   invalidateMirror(mirrorPath);
   verifiedMirrors.delete(path.resolve(mirrorPath));
+  provisionedHosted.delete(path.resolve(hostedRepositoryPath(services.config, project.id)));
 }
+
+/** Hosted repositories whose policy this process has applied (see openProjectRepository). */
+const provisionedHosted = new Set<string>();
 
 async function provisionHosted(repoPath: string, defaultBranch: string): Promise<void> {
   await fs.mkdir(path.dirname(repoPath), { recursive: true });
@@ -160,15 +174,32 @@ async function isRepository(repoPath: string): Promise<boolean> {
   }
 }
 
-async function upstreamCredentials(services: Services, projectId: string): Promise<RemoteCredentials> {
-  const [token, username] = await Promise.all([
-    readSecretValue(services, projectId, GIT_TOKEN_SECRET),
-    readSecretValue(services, projectId, GIT_USERNAME_SECRET),
+/** What git needs to talk to the upstream, worked out just before each network operation. */
+type UpstreamTransport = () => Promise<RemoteCredentials>;
+
+/**
+ * The credentials of a mirror project, and for a project a non-administrator created, the address checks
+ * and pinning of publicUpstreamTransport on every network operation: its repo_url was checked when it was
+ * created, but the name may point elsewhere since.
+ */
+async function upstreamTransport(services: Services, project: ProjectRow, upstreamUrl: string): Promise<UpstreamTransport> {
+  const [token, username, creator] = await Promise.all([
+    readSecretValue(services, project.id, GIT_TOKEN_SECRET),
+    readSecretValue(services, project.id, GIT_USERNAME_SECRET),
+    services.db.selectFrom('users').select('is_admin').where('id', '=', project.created_by).executeTakeFirst(),
   ]);
   const credentials: RemoteCredentials = {};
   if (token) credentials.token = token;
   if (username) credentials.username = username;
-  return credentials;
+  if (creator !== undefined && readBool(creator.is_admin)) return async () => credentials;
+  return async () => {
+    const checked = await publicUpstreamTransport(upstreamUrl);
+    if ('refusedAddress' in checked) {
+      const reason = `${displayUrl(upstreamUrl)} now resolves to ${checked.refusedAddress}, a special-use address, and its project was not created by an administrator`;
+      throw new UpstreamUnavailableError(unreachableMessage(upstreamUrl), { cause: new Error(reason) });
+    }
+    return { ...credentials, transportConfig: checked.config };
+  };
 }
 
 /**
@@ -177,11 +208,11 @@ async function upstreamCredentials(services: Services, projectId: string): Promi
  */
 const verifiedMirrors = new Map<string, string>();
 
-async function cloneMirrorIfMissing(upstreamUrl: string, mirrorPath: string, credentials: RemoteCredentials): Promise<void> {
+async function cloneMirrorIfMissing(upstreamUrl: string, mirrorPath: string, transport: UpstreamTransport): Promise<void> {
   const key = path.resolve(mirrorPath);
   if (verifiedMirrors.get(key) === upstreamUrl && (await isRepository(mirrorPath))) return;
   try {
-    await ensureMirror(upstreamUrl, mirrorPath, credentials);
+    await ensureMirror(upstreamUrl, mirrorPath, await transport());
   } catch (error) {
     // Another replica sharing the data directory may have renamed its clone into place first.
     if (!(await isRepository(mirrorPath))) throw upstreamFailure(upstreamUrl, error);
@@ -210,11 +241,18 @@ function upstreamFailure(upstreamUrl: string, error: unknown): unknown {
     return new UpstreamUnavailableError(`The project's repo_url cannot be used: ${error.message}.`, { cause: error });
   }
   if (!(error instanceof GitError)) return error;
-  const reason = gitFailureReason(error.stderr);
-  return new UpstreamUnavailableError(
-    `The project's repository ${displayUrl(upstreamUrl)} cannot be reached${reason ? `: ${reason}` : ''}. ` +
-      `Check repo_url and the project secret ${GIT_TOKEN_SECRET}.`,
-    { cause: error },
+  // The same sentence whatever git said: "Connection refused", "HTTP 404" or a TLS error from a host and
+  // port would tell whoever chose repo_url what answers there. git's own reason goes to the server log
+  // (the cause, logged with every UPSTREAM_UNAVAILABLE answer).
+  return new UpstreamUnavailableError(unreachableMessage(upstreamUrl), {
+    cause: new GitError(`${error.message} (${gitFailureReason(error.stderr)})`, error),
+  });
+}
+
+function unreachableMessage(upstreamUrl: string): string {
+  return (
+    `svc could not reach or read the project's repository ${displayUrl(upstreamUrl)}. ` +
+    `Check repo_url and the project secret ${GIT_TOKEN_SECRET}; the server log has git's error.`
   );
 }
 
@@ -270,7 +308,7 @@ class HostedRepository implements ProjectRepository {
 interface MirrorRepositoryOptions {
   path: string;
   upstreamUrl: string;
-  credentials: RemoteCredentials;
+  transport: UpstreamTransport;
   maxAgeMs: number;
 }
 
@@ -278,19 +316,19 @@ class MirrorRepository implements ProjectRepository {
   readonly kind = 'mirror' as const;
   readonly path: string;
   private readonly upstreamUrl: string;
-  private readonly credentials: RemoteCredentials;
+  private readonly transport: UpstreamTransport;
   private readonly maxAgeMs: number;
 
   constructor(options: MirrorRepositoryOptions) {
     this.path = options.path;
     this.upstreamUrl = options.upstreamUrl;
-    this.credentials = options.credentials;
+    this.transport = options.transport;
     this.maxAgeMs = options.maxAgeMs;
   }
 
   async refresh(options: { force?: boolean } = {}): Promise<void> {
     try {
-      await fetchMirror(this.path, { ...this.credentials, force: options.force ?? false, maxAgeMs: this.maxAgeMs });
+      await fetchMirror(this.path, { ...(await this.transport()), force: options.force ?? false, maxAgeMs: this.maxAgeMs });
     } catch (error) {
       throw upstreamFailure(this.upstreamUrl, error);
     }
@@ -301,7 +339,7 @@ class MirrorRepository implements ProjectRepository {
     const rejection = await withRepoLock(this.path, async () => {
       await assertFastForward(this.path, ref, newSha, oldSha, options);
       try {
-        await pushBranch(this.path, this.upstreamUrl, { ...this.credentials, sha: newSha, ref });
+        await pushBranch(this.path, this.upstreamUrl, { ...(await this.transport()), sha: newSha, ref });
       } catch (error) {
         if (error instanceof PushRejectedError) return error;
         throw upstreamFailure(this.upstreamUrl, error);

@@ -13,7 +13,7 @@ import {
   resolveRef,
   setDefaultBranch,
 } from './repository.js';
-import { createWorkspace, git, removeTempDirs, tempDir } from './testing/fixtures.js';
+import { createWorkspace, git, gitFails, removeTempDirs, tempDir } from './testing/fixtures.js';
 
 afterAll(removeTempDirs);
 
@@ -29,6 +29,24 @@ describe('initBare', () => {
     await initBare(repo, { defaultBranch: 'trunk' });
     await setDefaultBranch(repo, 'main');
     expect(git(['--git-dir', repo, 'symbolic-ref', 'HEAD'])).toBe('refs/heads/main');
+  });
+
+  it('checks objects on receive, and its hook lets a push create the default branch but never move or delete it', async () => {
+    const repo = path.join(tempDir(), 'hooked.git');
+    await initBare(repo, { defaultBranch: 'main' });
+    expect(git(['--git-dir', repo, 'config', 'receive.fsckObjects'])).toBe('true');
+    const work = createWorkspace().work;
+    const first = git(['rev-parse', 'HEAD'], { cwd: work });
+    // A push that does not go through svc's smart-HTTP host (e.g. straight to the disk) meets the hook.
+    git(['push', '--quiet', repo, 'HEAD:refs/heads/main'], { cwd: work });
+    git(['commit', '--quiet', '--allow-empty', '-m', 'unreviewed'], { cwd: work });
+    expect(gitFails(['push', repo, 'HEAD:refs/heads/main'], { cwd: work }).stderr).toContain(
+      'svc: refs/heads/main is the default branch of this project; it changes only by merging a change request (svc cr open)',
+    );
+    expect(gitFails(['push', repo, ':refs/heads/main'], { cwd: work }).stderr).toContain('svc: refs/heads/main is the default branch of this project and cannot be deleted');
+    expect(git(['--git-dir', repo, 'rev-parse', 'refs/heads/main'])).toBe(first);
+    git(['push', '--quiet', repo, 'HEAD:refs/heads/other'], { cwd: work });
+    git(['push', '--quiet', repo, ':refs/heads/other'], { cwd: work });
   });
 
   it('refuses a default branch that is not a branch name', async () => {

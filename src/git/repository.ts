@@ -14,23 +14,31 @@ export interface InitBareOptions {
 }
 
 /**
- * Refuses deleting the branch HEAD names. `receive.denyDeletes` cannot express it (it covers every branch,
- * and session branches must stay deletable), and a delete-then-push of the default branch would be a
- * force push by another name. POSIX sh because git runs hooks itself.
+ * The second line behind svc's push rules (guarded-receive.ts reads every push before git does): the
+ * branch HEAD names, the default branch, is never updated or deleted by a push; only creating it, while
+ * it does not exist, is let through. `receive.denyDeletes` cannot express this (it covers every branch,
+ * and session branches must stay deletable). POSIX sh because git runs hooks itself.
  */
 const PRE_RECEIVE_HOOK = `#!/bin/sh
-# Installed by svc: the default branch (HEAD) of a hosted repository is never deleted.
+# Installed by svc: a push never moves or deletes the default branch (HEAD) of a hosted repository;
+# it changes only by merging a change request.
 head=$(git symbolic-ref -q HEAD)
 while read -r old new ref; do
-  case "$new" in
-    *[!0]*) ;;
-    *)
-      if [ "$ref" = "$head" ]; then
+  if [ "$ref" = "$head" ]; then
+    case "$new" in
+      *[!0]*) ;;
+      *)
         echo "svc: $ref is the default branch of this project and cannot be deleted" >&2
         exit 1
-      fi
-      ;;
-  esac
+        ;;
+    esac
+    case "$old" in
+      *[!0]*)
+        echo "svc: $ref is the default branch of this project; it changes only by merging a change request (svc cr open)" >&2
+        exit 1
+        ;;
+    esac
+  fi
 done
 exit 0
 `;
@@ -43,6 +51,8 @@ exit 0
 const HOSTED_REPOSITORY_CONFIG: ReadonlyArray<readonly [string, string]> = [
   ['receive.denyNonFastForwards', 'true'],
   ['receive.denyDeletes', 'false'],
+  // Malformed objects never enter a repository (svc also sets this on every push it hands to git).
+  ['receive.fsckObjects', 'true'],
   // A reflog on every branch: an audit trail of merges and pushes, and a way back from a bad one.
   ['core.logAllRefUpdates', 'true'],
   ['uploadpack.allowFilter', 'true'],

@@ -8,8 +8,8 @@
  *
  * Protocol v2 is supported by passing the client's `Git-Protocol` header through as GIT_PROTOCOL.
  * The dumb protocol (GET info/refs without `service`, objects/…) is not served.
- * What pushes may do is the repository's own receive policy, set by initBare (no non-fast-forward
- * updates on any branch, no deletion of the default branch).
+ * What pushes may do: the repository's own receive policy, set by initBare (no non-fast-forward updates
+ * on any branch), and, for svc's hosted repositories, the push rules and size limit of guarded-receive.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
@@ -17,6 +17,8 @@ import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { userValue } from './arguments.js';
+import { runGuardedReceive, type ReceiveGuard } from './guarded-receive.js';
+import { FLUSH_PKT, pktLine } from './receive-commands.js';
 import { runGit, startGit } from './run-git.js';
 
 export type GitService = 'git-upload-pack' | 'git-receive-pack';
@@ -70,14 +72,6 @@ export function gitProtocolFromHeader(header: string | readonly string[] | undef
 function isProtocolV2(gitProtocol: string | undefined): boolean {
   return gitProtocol?.split(':').includes('version=2') ?? false;
 }
-
-/** A pkt-line: four hex digits giving the length (including themselves), then the payload. */
-function pktLine(payload: string): Buffer {
-  const body = Buffer.from(payload, 'utf8');
-  return Buffer.concat([Buffer.from((body.length + 4).toString(16).padStart(4, '0'), 'ascii'), body]);
-}
-
-const FLUSH_PKT = Buffer.from('0000', 'ascii');
 
 /**
  * The git subcommand and its literal options. `--strict` makes upload-pack use exactly the given directory
@@ -191,6 +185,8 @@ export interface ServeSmartHttpOptions extends Omit<ServiceOptions, 'gitProtocol
   subPath: string;
   /** The `service` query parameter, for `/info/refs`. */
   serviceParameter?: string | null;
+  /** Check pushes against svc's push rules and size limit before git reads them (hosted repositories). */
+  receive?: ReceiveGuard;
 }
 
 /**
@@ -229,6 +225,17 @@ export async function serveSmartHttp(
   }
   const body = decodeRequestBody(request, request.headers['content-encoding']);
   if (!body) return sendPlain(response, 415, 'Unsupported Content-Encoding.');
+  if (exchange.service === 'git-receive-pack' && options.receive) {
+    const declared = Number(request.headers['content-length']);
+    return runGuardedReceive(body, response, {
+      ...options.receive,
+      gitArgs: [...serviceCommand(exchange.service), '--stateless-rpc', repositoryArgument(repoPath)],
+      env: gitProtocol ? { GIT_PROTOCOL: gitProtocol } : {},
+      timeoutMs: options.timeoutMs ?? DEFAULT_SERVICE_TIMEOUT_MS,
+      declaredLength: request.headers['content-length'] !== undefined && Number.isSafeInteger(declared) ? declared : null,
+      headers: { 'Content-Type': resultContentType(exchange.service), ...NO_CACHE_HEADERS },
+    });
+  }
   response.writeHead(200, { 'Content-Type': resultContentType(exchange.service), ...NO_CACHE_HEADERS });
   await runService(repoPath, exchange.service, { body, response, gitProtocol, timeoutMs: options.timeoutMs });
 }

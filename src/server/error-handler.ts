@@ -79,6 +79,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error, { bodyLimit: request.routeOptions.bodyLimit, bodyMissing: request.body === undefined });
     if (appError.code === 'INTERNAL') request.log.error({ err: error }, 'unhandled error');
+    // The answer names no upstream detail (it could reveal what listens on an internal port); the log does.
+    if (appError.code === 'UPSTREAM_UNAVAILABLE') request.log.warn({ err: error }, 'a project repository cannot be reached');
     void reply.code(appError.status).type('application/json; charset=utf-8').send(appError.toBody());
   });
   app.setNotFoundHandler((request, reply) => {

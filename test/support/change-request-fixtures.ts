@@ -82,7 +82,17 @@ export function hostedRepoPath(svc: TestServer, projectId: string): string {
 }
 
 /**
- * A project whose main branch holds `files`, pushed over HTTP, and a clone of it. The usual start of a test.
+ * Moves `branch` of a hosted project's repository to the clone's `branch` (never forced), writing the bare
+ * repository directly: the way a merged change request moves the default branch, which no push may
+ * (contract §2). A fetch into the bare repository, so no receive rule or hook is involved.
+ */
+export function moveHostedBranch(svc: TestServer, project: TestProject, clone: Clone, branch = 'main'): void {
+  bareGit(hostedRepoPath(svc, project.id), ['fetch', '--quiet', '--no-write-fetch-head', clone.work, `refs/heads/${branch}:refs/heads/${branch}`]);
+}
+
+/**
+ * A project whose main branch holds `files`, pushed over HTTP (the first push into its empty repository),
+ * and a clone of it. The usual start of a test.
  */
 export async function projectWithClone(svc: TestServer, files: FileChanges = { 'README.md': 'hello\n' }, options: { token?: string } = {}): Promise<{ project: TestProject; clone: Clone }> {
   const project = await createProject(svc);

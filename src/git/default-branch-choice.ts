@@ -1,0 +1,35 @@
+/**
+ * A project's default branch must be a branch its repository has: CRs merge into it, clones check it out
+ * and pushes may not move it, so naming a branch that does not exist would leave a project whose base
+ * cannot be read (and, on a hosted repository, a default branch any push could create). The one exception
+ * is a hosted repository with no branches at all, where the first push creates the default branch.
+ */
+import type { ProjectRow } from '../accounts/access.js';
+import type { Services } from '../context.js';
+import { AppError } from '../errors.js';
+import { displayUrl, openProjectRepository } from './project-repository.js';
+import { listBranchTips } from './repository.js';
+
+/** How many existing branches a refusal names. */
+const BRANCHES_SHOWN = 10;
+
+/** Throws CONFLICT when `branch` cannot become the project's default branch. */
+export async function assertDefaultBranchExists(services: Services, project: ProjectRow, branch: string): Promise<void> {
+  const repository = await openProjectRepository(services, project);
+  // A mirror is fetched first, so a branch just pushed to the upstream counts.
+  await repository.refresh({ force: true });
+  const branches = [...(await listBranchTips(repository.path)).keys()].sort();
+  if (branches.includes(branch)) return;
+  if (repository.kind === 'hosted' && branches.length === 0) return;
+  const where = repository.kind === 'hosted' ? "The project's repository" : `The repository ${displayUrl(project.repo_url ?? '')}`;
+  if (branches.length === 0) {
+    throw new AppError('CONFLICT', `${where} has no branches yet, so "${branch}" cannot be the default branch; push ${branch} to it first.`);
+  }
+  const shown = branches.slice(0, BRANCHES_SHOWN).join(', ');
+  const more = branches.length > BRANCHES_SHOWN ? ` and ${branches.length - BRANCHES_SHOWN} more` : '';
+  throw new AppError(
+    'CONFLICT',
+    `${where} has no branch "${branch}", so it cannot be the default branch. Its branches: ${shown}${more}. ` +
+      `Choose one of them, or push ${branch} as a new branch first.`,
+  );
+}
