@@ -155,6 +155,9 @@ describe(`sessions on the process provider with the real runtime (${testDialect}
     const withSandboxToken = await svc.request('GET', `/v1/projects/${project.id}`, { token: env.SVC_SANDBOX_TOKEN });
     expect(withSandboxToken.status).toBe(401);
 
+    // The first turn ends with the agent's answer (the model's second step) before the session is stopped.
+    await until('the agent finished its first turn', async () => model.remaining(), (left) => left === 0);
+    await until('the daemon released the lease', async () => (await svc.server.services.db.selectFrom('sessions').select('lease_expires_at').where('id', '=', session.id).executeTakeFirstOrThrow()).lease_expires_at, (lease) => lease === null);
     const stopped = await svc.request('POST', `/v1/projects/${project.id}/sessions/${session.id}/stop`);
     expect(stopped.status).toBe(200);
     expect(stopped.body.session).toMatchObject({ status: 'stopped', sandbox: { state: 'stopped' } });
