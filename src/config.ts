@@ -3,6 +3,11 @@ import path from 'node:path';
 
 /** Enough drawings of every chart kind for V8 to compile ECharts' hot paths (see web/render-warmup.ts). */
 const DEFAULT_RENDER_WARMUP_ROUNDS = 6;
+/**
+ * What one chart may cost a page: a few seconds of a person's wait, and of a render thread that other
+ * pages wait for. The gallery's charts take milliseconds each; the largest a spec allows, well under a second.
+ */
+const DEFAULT_RENDER_CHART_TIMEOUT_MS = 5_000;
 
 /** Everything `svc serve` reads from flags and the environment (contract §1). */
 export interface Config {
@@ -29,6 +34,8 @@ export interface Config {
   renderTimeoutMs: number;
   /** Times each render thread draws the warm-up samples when it starts (see render-warmup.ts); 0 for none. */
   renderWarmupRounds: number;
+  /** One chart drawing running longer than this is stopped and its chart says why (at most renderTimeoutMs). */
+  renderChartTimeoutMs: number;
 }
 
 export interface ConfigOverrides {
@@ -64,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
     renderThreads: parseCount('SVC_RENDER_THREADS', env.SVC_RENDER_THREADS, 0, 64) ?? (threadsGiven !== undefined ? threadsGiven : Math.min(4, availableParallelism())),
     renderTimeoutMs: parseCount('SVC_RENDER_TIMEOUT_MS', env.SVC_RENDER_TIMEOUT_MS, 100, 600_000) ?? 20_000,
     renderWarmupRounds: parseCount('SVC_RENDER_WARMUP_ROUNDS', env.SVC_RENDER_WARMUP_ROUNDS, 0, 50) ?? DEFAULT_RENDER_WARMUP_ROUNDS,
+    renderChartTimeoutMs: parseCount('SVC_RENDER_CHART_TIMEOUT_MS', env.SVC_RENDER_CHART_TIMEOUT_MS, 100, 600_000) ?? DEFAULT_RENDER_CHART_TIMEOUT_MS,
   };
 }
 
