@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FairQueue } from './fair-queue.js';
+import { FairQueue, USAGE_HALF_LIFE_MS } from './fair-queue.js';
 
 function drained(queue: FairQueue<string>): string[] {
   return queue.drain();
@@ -52,14 +52,48 @@ describe('FairQueue', () => {
     expect(drained(queue)).toEqual(['c1 wide', 'c2 wide', 'page plan', 'c1 narrow', 'c2 narrow']);
   });
 
+  it("puts a page's light jobs before its own account's checks that drew for seconds", () => {
+    const queue = new FairQueue<string>(() => 0);
+    queue.push(['account', 'check-1'], 'c1 wide');
+    queue.push(['account', 'check-2'], 'c2 wide');
+    for (const check of ['check-1', 'check-2']) {
+      queue.shift();
+      queue.charge(['account', check], 5000);
+    }
+    queue.push(['account', 'check-1'], 'c1 narrow');
+    queue.push(['account', 'check-2'], 'c2 narrow');
+    queue.push(['account', 'page'], 'page plan');
+    expect(queue.shift()).toBe('page plan');
+    queue.charge(['account', 'page'], 15);
+    // The page was served last, but has used far less.
+    queue.push(['account', 'page'], 'page draw');
+    expect(drained(queue)).toEqual(['page draw', 'c1 narrow', 'c2 narrow']);
+  });
+
+  it('shares turns between accounts by the thread time each used lately, forgiving old use', () => {
+    let now = 0;
+    const queue = new FairQueue<string>(() => now);
+    queue.push(['heavy', 'check'], 'heavy 1');
+    expect(queue.shift()).toBe('heavy 1');
+    queue.charge(['heavy', 'check'], 5000);
+    queue.push(['heavy', 'check'], 'heavy 2');
+    queue.push(['light', 'page'], 'light 1');
+    expect(queue.shift()).toBe('light 1');
+    // One half-life on, the heavy account's 5,000 ms count as 2,500, less than the light one's 3,000 just now.
+    now = USAGE_HALF_LIFE_MS;
+    queue.charge(['light', 'page'], 3000);
+    queue.push(['light', 'page'], 'light 2');
+    expect(drained(queue)).toEqual(['heavy 2', 'light 2']);
+  });
+
   it('gives items without an owner turns of their own', () => {
     const queue = new FairQueue<string>();
     for (const item of ['a1', 'a2', 'a3']) queue.push(['a'], item);
     for (const item of ['anonymous 1', 'anonymous 2']) queue.push([], item);
-    expect(drained(queue)).toEqual(['anonymous 1', 'a1', 'anonymous 2', 'a2', 'a3']);
+    expect(drained(queue)).toEqual(['a1', 'anonymous 1', 'a2', 'anonymous 2', 'a3']);
   });
 
-  it('takes an item out of the middle, and forgets owners left with nothing', () => {
+  it('takes an item out of the middle', () => {
     const queue = new FairQueue<string>();
     queue.push(['a', 'r1'], 'a1');
     queue.push(['b', 'r2'], 'b1');

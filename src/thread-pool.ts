@@ -7,8 +7,10 @@
  * `high` priority before `low` ones (and `low` ones only on an otherwise idle pool), stops a job that
  * runs past its time limit by ending its thread, and replaces threads that end.
  *
- * Waiting `high` jobs take turns by whose they are (`queue`: an account, then a request; see
- * fair-queue.ts), so one account's many heavy jobs cannot hold back another account's page. A job whose
+ * Waiting `high` jobs are shared out by whose they are (`queue`: an account, then a request) and how
+ * much thread time each has used lately (see fair-queue.ts), so one account's many heavy jobs cannot
+ * hold back another account's page, nor a page's few light jobs wait behind its own account's heavy
+ * checks. A job whose
  * caller no longer waits for it (`signal` aborted: the client went away) leaves the queue, or, when it
  * is running, has its thread ended and replaced unless it finishes within `abandonedGraceMs`.
  *
@@ -107,6 +109,8 @@ class PoolThread<In, Out> {
   /** When the jobs it holds were sent, and the time limit they run under. */
   private sentAt = 0;
   private timeoutMs: number | undefined;
+  /** Since when the thread has been working on the jobs it holds (for `onCharge`). */
+  private busySince = 0;
   /** Whether the entry module has loaded: only then is the thread given jobs. */
   ready = false;
   alive = true;
@@ -115,7 +119,10 @@ class PoolThread<In, Out> {
 
   constructor(
     private readonly options: ThreadPoolOptions,
-    private readonly onIdle: (thread: PoolThread<In, Out>) => void,
+    /** The thread has room for more jobs, or has ended; `answered`: because it answered jobs. */
+    private readonly onIdle: (thread: PoolThread<In, Out>, answered?: boolean) => void,
+    /** How long each job held the thread, once it is answered or ended. */
+    private readonly onCharge: (job: Job<In, Out>, ms: number) => void,
   ) {
     this.worker = spawn(options.entry, options.resourceLimits);
     // The pool's close() ends the threads; they never keep a process alive by themselves.
@@ -168,6 +175,7 @@ class PoolThread<In, Out> {
 
   private send(batch: Array<Job<In, Out>>): void {
     this.sentAt = performance.now();
+    if (this.jobs.size === batch.length) this.busySince = this.sentAt;
     // A pool with a time limit sends one job at a time (see the constructor), so the batch has one limit.
     this.timeoutMs = batch[0]?.timeoutMs ?? this.options.timeoutMs;
     if (this.timeoutMs !== undefined) {
@@ -193,22 +201,36 @@ class PoolThread<In, Out> {
       return;
     }
     clearTimeout(this.timer);
+    const share = this.elapsedShare(reply.outcomes.length);
     for (const outcome of reply.outcomes) {
       const job = this.jobs.get(outcome.id);
       // Absent when the job was already settled (its thread timed out and is ending).
       if (!job) continue;
       this.jobs.delete(outcome.id);
+      this.onCharge(job, share);
       if (outcome.ok) job.resolve(outcome.output);
       else job.reject(new Error(outcome.message));
     }
-    this.onIdle(this);
+    this.onIdle(this, true);
   }
 
   private settleAll(error: unknown): void {
     clearTimeout(this.timer);
     const jobs = [...this.jobs.values()];
     this.jobs.clear();
-    for (const job of jobs) job.reject(error);
+    const share = this.elapsedShare(jobs.length);
+    for (const job of jobs) {
+      this.onCharge(job, share);
+      job.reject(error);
+    }
+  }
+
+  /** The thread's time since it last answered, split between `jobs` jobs; the clock then starts again. */
+  private elapsedShare(jobs: number): number {
+    const now = performance.now();
+    const share = (now - this.busySince) / Math.max(1, jobs);
+    this.busySince = now;
+    return share;
   }
 }
 
@@ -254,16 +276,19 @@ export class ThreadPool<In, Out> {
       signal?.addEventListener('abort', onAbort, { once: true });
       if (job.priority === 'high') this.high.push(job.queue, job);
       else this.low.push(job);
-      if (this.jobsPerThread === 1) {
-        this.dispatch();
-      } else if (!this.dispatchScheduled) {
-        // Jobs that arrive in this turn of the event loop (requests read together) leave together.
-        this.dispatchScheduled = true;
-        setImmediate(() => {
-          this.dispatchScheduled = false;
-          this.dispatch();
-        });
-      }
+      // With several jobs per thread, jobs that arrive in this turn of the event loop (requests read
+      // together) leave together.
+      if (this.jobsPerThread === 1) this.dispatch();
+      else this.scheduleDispatch();
+    });
+  }
+
+  private scheduleDispatch(): void {
+    if (this.dispatchScheduled) return;
+    this.dispatchScheduled = true;
+    setImmediate(() => {
+      this.dispatchScheduled = false;
+      this.dispatch();
     });
   }
 
@@ -343,16 +368,25 @@ export class ThreadPool<In, Out> {
   }
 
   private startThread(): void {
-    const thread = new PoolThread<In, Out>(this.options, (done) => {
+    const thread = new PoolThread<In, Out>(this.options, (done, answered) => {
       const index = this.threads.indexOf(done);
       if (!done.alive && index >= 0) this.threads.splice(index, 1);
       // A thread that ended before it loaded would end the same way again: unless another thread is up
       // or on its way, the waiting jobs fail with its error, and the next job tries a new thread.
-      if (!done.alive && !done.ready && !this.threads.some((other) => other.alive)) {
-        this.rejectWaiting(done.failure ?? new Error('a worker thread ended while loading'));
+      if (!done.alive && !done.ready) {
+        if (!this.threads.some((other) => other.alive)) this.rejectWaiting(done.failure ?? new Error('a worker thread ended while loading'));
+        // Otherwise the jobs wait for the thread on its way; starting yet another in its place could go on
+        // for as long as each fails while the next loads.
         return;
       }
-      this.dispatch();
+      // After an answer, not at once: the caller of the job just answered queues its next one (a page's
+      // next drawing, then its finish) a few promise callbacks later, and that job should compete for
+      // this thread by the fair queue's rules rather than find it taken by whoever happened to be waiting.
+      if (answered) this.scheduleDispatch();
+      else this.dispatch();
+    }, (job, ms) => {
+      // What a job cost its owners decides whose waiting job goes next (see fair-queue.ts).
+      if (job.priority === 'high') this.high.charge(job.queue, ms);
     });
     this.threads.push(thread);
   }

@@ -146,7 +146,7 @@ describe(`render threads shared fairly between accounts on ${testDialect}`, () =
     await svc.close();
   });
 
-  it("serves a fresh page of one account while another account's six heavy checks wait, before any of them is answered", async () => {
+  it("serves a fresh page of another account, and of the same account, while six heavy checks wait, before any of them is answered", async () => {
     const heavy = new AbortController();
     const answered: number[] = [];
     const checks = [1, 2, 3, 4, 5, 6].map((index) =>
@@ -159,10 +159,11 @@ describe(`render threads shared fairly between accounts on ${testDialect}`, () =
 
     const other = await otherAccount(svc, 'fair-other');
     await publish(other, trivialSpec('fresh'));
-    const shown = await page(other, '/d/fresh');
-    expect(shown.status).toBe(200);
-    expect(shown.text).toContain('Small chart');
-    // Each of its jobs waited for one heavy drawing at most, not for all those queued before it.
+    await publish(svc, trivialSpec('fresh-own'));
+    const shown = await Promise.all([page(other, '/d/fresh'), page(svc, '/d/fresh-own')]);
+    expect(shown.map((answer) => answer.status)).toEqual([200, 200]);
+    for (const answer of shown) expect(answer.text).toContain('Small chart');
+    // Their light jobs went before the heavy drawings queued earlier: no check has had both its drawings.
     expect(answered).toEqual([]);
 
     heavy.abort();

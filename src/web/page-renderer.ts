@@ -8,15 +8,15 @@
  * its drawings are spread over all the threads, so a page of twenty charts takes about a twentieth of
  * their time on twenty cores; and one thread puts the drawings in place and compresses the page.
  * Drawings are cached here, by what they are drawn from, for every thread, and shared only within an
- * account; a drawing that pages or checks of one account ask for while it is under way is made once
- * for all of them. A drawing that runs past the chart time limit is stopped and its chart shows why, as
+ * account. A drawing that runs past the chart time limit is stopped and its chart shows why, as
  * do the charts whose turn comes after the page has used up its own time limit; the rest of the page is
  * unaffected. Laying out or finishing a page past the page's limit stops it with 503 RENDER_TIMEOUT.
  *
- * One heavy chart must not stall everyone's pages: the threads take the jobs of accounts in turns, and
- * within an account the jobs of its pages and checks in turns (see fair-queue.ts), so a page waits at
- * most about one chart time limit for each of its jobs however many heavy checks are queued; and the
- * work of a page or check whose client has gone (`signal`) is dropped or stopped.
+ * One heavy chart must not stall everyone's pages: a waiting job goes first when its account, and
+ * within the account its page or check, has used the least thread time lately (see fair-queue.ts), so a
+ * page's light jobs wait at most about one chart time limit each however many heavy checks are queued,
+ * theirs or another account's; and the work of a page or check whose client has gone (`signal`) is
+ * dropped or stopped.
  *
  * The same threads serve `svc dashboard check`: a spec's page laid out and its charts drawn, only to
  * report what would not show as written (checkDrawings).
@@ -34,7 +34,6 @@ import { planDashboard } from '../dashboards/render/render-dashboard.js';
 import type { DashboardSpec } from '../dashboards/spec-schema.js';
 import { formatNumber } from '../dashboards/render/escape.js';
 import { AppError, MAX_ISSUES, type Issue } from '../errors.js';
-import { SharedWork } from '../shared-work.js';
 import { ThreadPool, type JobPriority } from '../thread-pool.js';
 import { planDashboardPage, type PageMeta } from './dashboard-page.js';
 import { WARMUP_JOBS } from './render-warmup.js';
@@ -67,7 +66,7 @@ export interface RenderRequest {
 /** How one page or check asks the pool for its jobs. */
 interface JobContext {
   priority: JobPriority;
-  /** The account, then the page or check: what the pool takes turns by. */
+  /** The account, pages or checks, then this page or check: whose job it is, for the pool's fair queue. */
   queue: readonly string[];
   signal: AbortSignal | undefined;
 }
@@ -187,8 +186,6 @@ export class PageRenderer implements DashboardDrawer {
   private readonly pool: ThreadPool<RenderJob, RenderJobResult> | undefined;
   /** Drawings by what they are drawn from, for every thread (a thread keeps nothing between jobs). */
   private readonly charts = new ChartCache();
-  /** Drawings under way, by the same key: a second page or check asking for one waits for it. */
-  private readonly drawing = new SharedWork<ChartRender>();
   private readonly chartTimeoutMs: number;
   /** Numbers each page and check, for the pool's turns between them. */
   private requests = 0;
@@ -226,14 +223,19 @@ export class PageRenderer implements DashboardDrawer {
   async render(specText: string, meta: PageMeta, cacheScope: string, request: RenderRequest = {}): Promise<RenderedPage> {
     const charts: ChartTally = { drawn: 0, reused: 0 };
     const output = this.pool
-      ? await this.renderOnThreads(this.pool, specText, meta, cacheScope, charts, this.jobContext(cacheScope, request.priority ?? 'visitor', request.signal))
+      ? await this.renderOnThreads(this.pool, specText, meta, cacheScope, charts, this.jobContext(cacheScope, 'page', request.priority ?? 'visitor', request.signal))
       : this.renderHere(specText, meta, cacheScope, charts);
     return { csp: output.csp, body: asBuffer(output.body), gzip: asBuffer(output.gzip), charts };
   }
 
-  private jobContext(cacheScope: string, priority: RenderPriority, signal: AbortSignal | undefined): JobContext {
+  /**
+   * An account's pages share its threads with its checks as two owners, then each page or check with
+   * the others of its kind: a page's few light jobs go before an account's own heavy checks, however
+   * many of them are queued, as they do before another account's.
+   */
+  private jobContext(cacheScope: string, kind: 'page' | 'check', priority: RenderPriority, signal: AbortSignal | undefined): JobContext {
     this.requests += 1;
-    return { priority: priority === 'visitor' ? 'high' : 'low', queue: [cacheScope, String(this.requests)], signal };
+    return { priority: priority === 'visitor' ? 'high' : 'low', queue: [cacheScope, kind, String(this.requests)], signal };
   }
 
   private renderHere(specText: string, meta: PageMeta, cacheScope: string, tally: ChartTally): RenderOutput {
@@ -271,7 +273,7 @@ export class PageRenderer implements DashboardDrawer {
     // Whoever checks a dashboard is about to publish it and open its page.
     this.warmUp();
     // A check's jobs take turns with pages as a visitor's page's would, under the same time limits.
-    const context = this.jobContext(cacheScope, 'visitor', signal);
+    const context = this.jobContext(cacheScope, 'check', 'visitor', signal);
     const surveyed = this.pool ? await this.pool.run({ op: 'survey', specText }, context) : runRenderJob({ op: 'survey', specText });
     if (surveyed.op !== 'surveyed') throw unexpected(surveyed, 'survey');
     const { charts, problems, problemTotal } = surveyed;
@@ -324,22 +326,16 @@ export class PageRenderer implements DashboardDrawer {
     return drawings;
   }
 
-  /** One drawing, made on a thread under the chart time limit, or the one under way for another page or check. */
-  private drawOne(pool: ThreadPool<RenderJob, RenderJobResult>, job: ChartJob, cacheScope: string, context: JobContext): Promise<ChartRender> {
-    const key = scopedKey(cacheScope, job);
-    // Not a visitor's drawing joined to a pre-render's, which waits for idle threads.
-    return this.drawing.run(`${context.priority}\u0000${key}`, context.signal, async (signal) => {
-      const drawing = await this.drawOnThread(pool, job, { ...context, signal });
-      if (drawing.ok) this.charts.set(key, drawing.svg);
-      return drawing;
-    });
-  }
-
-  private async drawOnThread(pool: ThreadPool<RenderJob, RenderJobResult>, job: ChartJob, context: JobContext): Promise<ChartRender> {
+  /**
+   * One drawing, made on a thread under the chart time limit. (Not shared with another page or check
+   * that asks for the same drawing meanwhile: it would wait for it in that one's place in the queue.)
+   */
+  private async drawOne(pool: ThreadPool<RenderJob, RenderJobResult>, job: ChartJob, cacheScope: string, context: JobContext): Promise<ChartRender> {
     this.drawingsUnderWay += 1;
     try {
       const result = await pool.run({ op: 'draw', job }, { ...context, timeoutMs: this.chartTimeoutMs });
       if (result.op !== 'drawn') throw unexpected(result, 'draw');
+      if (result.drawing.ok) this.charts.set(scopedKey(cacheScope, job), result.drawing.svg);
       return result.drawing;
     } catch (error) {
       // Nobody waits for this drawing any more: not a failure of the chart.
