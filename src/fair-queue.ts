@@ -17,7 +17,7 @@ export const USAGE_HALF_LIFE_MS = 10_000;
  * Owners with nothing waiting whose use each level remembers, so that one whose items come one at a
  * time (a page's next job arrives only once its last is done) is not taken for a newcomer each time.
  */
-const REMEMBERED_IDLE_OWNERS = 1000;
+const REMEMBERED_IDLE_OWNERS = 256;
 
 /** Where an owner's own items wait: a child of its own, so that they take turns with its children. */
 const OWN_ITEMS = '\u0000items';
