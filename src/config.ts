@@ -6,6 +6,11 @@ import path from 'node:path';
 const DEFAULT_RENDER_WARMUP_ROUNDS = 6;
 /** 1 GiB: a whole repository with its history fits in one first push; a runaway one does not fill the disk. */
 const DEFAULT_MAX_PUSH_BYTES = 1024 * 1024 * 1024;
+/**
+ * What one chart may cost a page: a few seconds of a person's wait, and of a render thread that other
+ * pages wait for. The gallery's charts take milliseconds each; the largest a spec allows, well under a second.
+ */
+const DEFAULT_RENDER_CHART_TIMEOUT_MS = 5_000;
 
 /** Everything `svc serve` reads from flags and the environment (contract §1). */
 export interface Config {
@@ -48,6 +53,8 @@ export interface Config {
   diffMaxBytes: number;
   /** The largest push (request body) the git host accepts; a bigger one is refused and nothing of it is stored. */
   maxPushBytes: number;
+  /** One chart drawing running longer than this is stopped and its chart says why (at most renderTimeoutMs). */
+  renderChartTimeoutMs: number;
 }
 
 /** Sessions and their sandboxes (contract §6). */
@@ -119,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
     diffMaxFileBytes: parseCount('SVC_DIFF_MAX_FILE_BYTES', env.SVC_DIFF_MAX_FILE_BYTES, 1_024, 1_073_741_824) ?? 1_048_576,
     diffMaxBytes: parseCount('SVC_DIFF_MAX_BYTES', env.SVC_DIFF_MAX_BYTES, 1_024, 1_073_741_824) ?? 10_485_760,
     maxPushBytes: parseCount('SVC_MAX_PUSH_BYTES', env.SVC_MAX_PUSH_BYTES, 1024, Number.MAX_SAFE_INTEGER) ?? DEFAULT_MAX_PUSH_BYTES,
+    renderChartTimeoutMs: parseCount('SVC_RENDER_CHART_TIMEOUT_MS', env.SVC_RENDER_CHART_TIMEOUT_MS, 100, 600_000) ?? DEFAULT_RENDER_CHART_TIMEOUT_MS,
   };
 }
 

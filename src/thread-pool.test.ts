@@ -6,7 +6,7 @@ const entry = new URL('./testing/arithmetic-thread.js', import.meta.url);
 
 describe('ThreadPool', () => {
   const pools: Array<ThreadPool<ArithmeticJob, number>> = [];
-  function pool(options: { threads: number; jobsPerThread?: number; entry?: URL }): ThreadPool<ArithmeticJob, number> {
+  function pool(options: { threads: number; jobsPerThread?: number; entry?: URL; timeoutMs?: number; abandonedGraceMs?: number }): ThreadPool<ArithmeticJob, number> {
     const created = new ThreadPool<ArithmeticJob, number>({ entry, ...options });
     pools.push(created);
     return created;
@@ -59,6 +59,68 @@ describe('ThreadPool', () => {
     const outcomes = await Promise.allSettled([threads.run({ double: 1 }), threads.run({ double: 2 })]);
     for (const outcome of outcomes) expect(outcome).toMatchObject({ status: 'rejected', reason: { message: 'this thread cannot load' } });
     await expect(threads.run({ double: 3 })).rejects.toThrow('this thread cannot load');
+  });
+
+  it('takes waiting jobs in turns by account, then by request, not in the order they came', async () => {
+    const threads = pool({ threads: 1 });
+    await threads.run({ double: 0 });
+    const order: string[] = [];
+    const job = (label: string, queue: string[]) => threads.run({ threadIdAfterMs: 20 }, { queue }).then(() => order.push(label));
+    // The thread is busy with the first; the rest wait.
+    const jobs = [job('heavy check 1', ['heavy', 'c1'])];
+    for (let index = 2; index <= 4; index += 1) jobs.push(job(`heavy check ${index}`, ['heavy', `c${index}`]));
+    jobs.push(job('heavy check 1 again', ['heavy', 'c1']));
+    jobs.push(job('light page', ['light', 'p1']));
+    await Promise.all(jobs);
+    expect(order).toEqual(['heavy check 1', 'light page', 'heavy check 2', 'heavy check 3', 'heavy check 4', 'heavy check 1 again']);
+  });
+
+  it('drops a waiting job whose caller has gone, without running it', async () => {
+    const threads = pool({ threads: 1 });
+    await threads.run({ double: 0 });
+    const busy = threads.run({ threadIdAfterMs: 300 });
+    const caller = new AbortController();
+    const dropped = threads.run({ exit: true }, { signal: caller.signal });
+    expect(threads.waiting).toBe(1);
+    caller.abort(new Error('the client went away'));
+    await expect(dropped).rejects.toThrow('the client went away');
+    expect(threads.waiting).toBe(0);
+    // Had the dropped job run, its thread would have exited and taken this one with it.
+    const thread = await busy;
+    expect(await threads.run({ threadIdAfterMs: 0 })).toBe(thread);
+    await expect(threads.run({ double: 1 }, { signal: caller.signal })).rejects.toThrow('the client went away');
+  });
+
+  it('ends the thread of a running job whose caller has gone, and answers the next job on a new thread', async () => {
+    const threads = pool({ threads: 1, abandonedGraceMs: 0 });
+    const first = await threads.run({ threadIdAfterMs: 0 });
+    const caller = new AbortController();
+    // Long enough that, were it left to run, the next job would outlast the test.
+    const abandoned = threads.run({ threadIdAfterMs: 120_000 }, { signal: caller.signal });
+    while (threads.running === 0 || threads.waiting > 0) await new Promise((resolve) => setImmediate(resolve));
+    caller.abort(new Error('the client went away'));
+    await expect(abandoned).rejects.toThrow('the client went away');
+    const next = await threads.run({ threadIdAfterMs: 0 });
+    expect(next).not.toBe(first);
+    expect(threads.running).toBe(0);
+  });
+
+  it('lets a running job whose caller has gone finish within the grace time, keeping its thread', async () => {
+    const threads = pool({ threads: 1, abandonedGraceMs: 60_000 });
+    const first = await threads.run({ threadIdAfterMs: 0 });
+    const caller = new AbortController();
+    const abandoned = threads.run({ threadIdAfterMs: 50 }, { signal: caller.signal });
+    caller.abort(new Error('gone'));
+    await expect(abandoned).rejects.toThrow('gone');
+    expect(await threads.run({ threadIdAfterMs: 0 })).toBe(first);
+  });
+
+  it('stops a job at its own time limit when it has one', async () => {
+    const threads = new ThreadPool<ArithmeticJob, number>({ entry, threads: 1, timeoutMs: 60_000, timeoutError: (ms) => new Error(`stopped after ${ms} ms`) });
+    pools.push(threads);
+    await expect(threads.run({ threadIdAfterMs: 60_000 }, { timeoutMs: 200 })).rejects.toThrow('stopped after 200 ms');
+    expect(await threads.run({ double: 4 })).toBe(8);
+    expect(() => pool({ threads: 1 }).run({ double: 1 }, { timeoutMs: 100 })).toThrow('a job may have its own time limit only in a pool with one');
   });
 
   it('refuses settings it cannot honour', () => {

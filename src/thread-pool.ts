@@ -7,6 +7,13 @@
  * `high` priority before `low` ones (and `low` ones only on an otherwise idle pool), stops a job that
  * runs past its time limit by ending its thread, and replaces threads that end.
  *
+ * Waiting `high` jobs are shared out by whose they are (`queue`: an account, then a request) and how
+ * much thread time each has used lately (see fair-queue.ts), so one account's many heavy jobs cannot
+ * hold back another account's page, nor a page's few light jobs wait behind its own account's heavy
+ * checks. A job whose
+ * caller no longer waits for it (`signal` aborted: the client went away) leaves the queue, or, when it
+ * is running, has its thread ended and replaced unless it finishes within `abandonedGraceMs`.
+ *
  * With `jobsPerThread` above 1, a thread is sent the jobs that arrive together in one message and
  * answers them in one message, and gets its next jobs before it has finished the ones it holds: waking
  * a sleeping thread costs more than checking a 20 KB document, so under load each wake-up carries a
@@ -18,8 +25,26 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker, parentPort, type ResourceLimits } from 'node:worker_threads';
+import { FairQueue } from './fair-queue.js';
 
 export type JobPriority = 'high' | 'low';
+
+export interface RunOptions {
+  /** `high` by default; `low` jobs run only on an otherwise idle pool. */
+  priority?: JobPriority;
+  /** Whose job this is, outermost first (an account, then a request): waiting jobs take turns by it. */
+  queue?: readonly string[];
+  /** This job's own time limit, in place of the pool's (only in a pool with a time limit). */
+  timeoutMs?: number;
+  /** Aborted when nobody waits for the job any more: it is dropped, or stopped, and rejects with the reason. */
+  signal?: AbortSignal;
+}
+
+/**
+ * A running job whose caller has gone is left this long to finish before its thread is ended: ending a
+ * thread costs a new one most of a second of loading, more than a short job would have taken.
+ */
+export const ABANDONED_GRACE_MS = 200;
 
 type Request<In> = { id: number; input: In };
 type Outcome<Out> = { id: number; ok: true; output: Out } | { id: number; ok: false; message: string };
@@ -44,17 +69,26 @@ export interface ThreadPoolOptions {
   jobsPerThread?: number;
   /** Heap sizes for each thread (Node's defaults when absent). */
   resourceLimits?: ResourceLimits;
-  /** A job running longer than this is stopped, and `timeoutError` rejects it. */
+  /** A job running longer than this (or its own `timeoutMs`) is stopped, and `timeoutError` rejects it. */
   timeoutMs?: number;
-  timeoutError?: () => Error;
+  timeoutError?: (timeoutMs: number) => Error;
   /** A thread failed outside any job (it could not start, or it crashed). */
   onThreadError?: (error: unknown) => void;
+  /** How long a running job nobody waits for may still take before its thread is ended (ABANDONED_GRACE_MS). */
+  abandonedGraceMs?: number;
 }
 
 interface Job<In, Out> {
   request: Request<In>;
   resolve: (output: Out) => void;
   reject: (error: unknown) => void;
+  priority: JobPriority;
+  queue: readonly string[];
+  timeoutMs: number | undefined;
+  /** The thread running it, once sent. */
+  thread?: PoolThread<In, Out>;
+  /** Its caller no longer waits for it (it has been rejected already). */
+  abandoned?: boolean;
 }
 
 function spawn(entry: URL, resourceLimits: ResourceLimits | undefined): Worker {
@@ -72,6 +106,11 @@ class PoolThread<In, Out> {
   /** Jobs sent, by id, in the order the thread runs them. */
   private readonly jobs = new Map<number, Job<In, Out>>();
   private timer: NodeJS.Timeout | undefined;
+  /** When the jobs it holds were sent, and the time limit they run under. */
+  private sentAt = 0;
+  private timeoutMs: number | undefined;
+  /** Since when the thread has been working on the jobs it holds (for `onCharge`). */
+  private busySince = 0;
   /** Whether the entry module has loaded: only then is the thread given jobs. */
   ready = false;
   alive = true;
@@ -80,7 +119,10 @@ class PoolThread<In, Out> {
 
   constructor(
     private readonly options: ThreadPoolOptions,
-    private readonly onIdle: (thread: PoolThread<In, Out>) => void,
+    /** The thread has room for more jobs, or has ended; `answered`: because it answered jobs. */
+    private readonly onIdle: (thread: PoolThread<In, Out>, answered?: boolean) => void,
+    /** How long each job held the thread, once it is answered or ended. */
+    private readonly onCharge: (job: Job<In, Out>, ms: number) => void,
   ) {
     this.worker = spawn(options.entry, options.resourceLimits);
     // The pool's close() ends the threads; they never keep a process alive by themselves.
@@ -106,8 +148,25 @@ class PoolThread<In, Out> {
   }
 
   run(batch: Array<Job<In, Out>>): void {
-    for (const job of batch) this.jobs.set(job.request.id, job);
+    for (const job of batch) {
+      this.jobs.set(job.request.id, job);
+      job.thread = this;
+    }
     this.send(batch);
+  }
+
+  /**
+   * `job`'s caller has gone (and has its rejection). The thread keeps counting the job as held, since
+   * it is still running it; once every job it holds is abandoned, it is ended unless it answers within
+   * the grace time of when they were sent.
+   */
+  abandon(job: Job<In, Out>): void {
+    job.abandoned = true;
+    if (![...this.jobs.values()].every((held) => held.abandoned)) return;
+    clearTimeout(this.timer);
+    const graceMs = this.options.abandonedGraceMs ?? ABANDONED_GRACE_MS;
+    this.timer = setTimeout(() => this.stop(), Math.max(0, this.sentAt + graceMs - performance.now()));
+    this.timer.unref();
   }
 
   terminate(): Promise<number> {
@@ -115,15 +174,20 @@ class PoolThread<In, Out> {
   }
 
   private send(batch: Array<Job<In, Out>>): void {
-    if (this.options.timeoutMs !== undefined) {
-      this.timer = setTimeout(() => this.stop(), this.options.timeoutMs);
+    this.sentAt = performance.now();
+    if (this.jobs.size === batch.length) this.busySince = this.sentAt;
+    // A pool with a time limit sends one job at a time (see the constructor), so the batch has one limit.
+    this.timeoutMs = batch[0]?.timeoutMs ?? this.options.timeoutMs;
+    if (this.timeoutMs !== undefined) {
+      this.timer = setTimeout(() => this.stop(), this.timeoutMs);
       this.timer.unref();
     }
     this.worker.postMessage({ jobs: batch.map((job) => job.request) } satisfies Batch<In>);
   }
 
   private stop(): void {
-    const error = this.options.timeoutError?.() ?? new Error(`the job ran longer than ${this.options.timeoutMs} ms and was stopped`);
+    // Abandoned jobs are settled already: rejecting them again does nothing.
+    const error = this.options.timeoutError?.(this.timeoutMs ?? 0) ?? new Error(`the job ran longer than ${this.timeoutMs} ms and was stopped`);
     // No new job may reach a thread that is being ended; the pool replaces it once it has exited.
     this.alive = false;
     this.settleAll(error);
@@ -137,28 +201,42 @@ class PoolThread<In, Out> {
       return;
     }
     clearTimeout(this.timer);
+    const share = this.elapsedShare(reply.outcomes.length);
     for (const outcome of reply.outcomes) {
       const job = this.jobs.get(outcome.id);
       // Absent when the job was already settled (its thread timed out and is ending).
       if (!job) continue;
       this.jobs.delete(outcome.id);
+      this.onCharge(job, share);
       if (outcome.ok) job.resolve(outcome.output);
       else job.reject(new Error(outcome.message));
     }
-    this.onIdle(this);
+    this.onIdle(this, true);
   }
 
   private settleAll(error: unknown): void {
     clearTimeout(this.timer);
     const jobs = [...this.jobs.values()];
     this.jobs.clear();
-    for (const job of jobs) job.reject(error);
+    const share = this.elapsedShare(jobs.length);
+    for (const job of jobs) {
+      this.onCharge(job, share);
+      job.reject(error);
+    }
+  }
+
+  /** The thread's time since it last answered, split between `jobs` jobs; the clock then starts again. */
+  private elapsedShare(jobs: number): number {
+    const now = performance.now();
+    const share = (now - this.busySince) / Math.max(1, jobs);
+    this.busySince = now;
+    return share;
   }
 }
 
 export class ThreadPool<In, Out> {
   private readonly threads: Array<PoolThread<In, Out>> = [];
-  private readonly high: Array<Job<In, Out>> = [];
+  private readonly high = new FairQueue<Job<In, Out>>();
   private readonly low: Array<Job<In, Out>> = [];
   private readonly jobsPerThread: number;
   private nextId = 1;
@@ -173,26 +251,71 @@ export class ThreadPool<In, Out> {
     if (this.jobsPerThread > 1 && options.timeoutMs !== undefined) throw new Error('a pool with a time limit runs one job per thread at a time');
   }
 
-  run(input: In, priority: JobPriority = 'high'): Promise<Out> {
+  run(input: In, options: RunOptions = {}): Promise<Out> {
     if (this.closed) return Promise.reject(new Error('the server is shutting down'));
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (options.timeoutMs !== undefined && this.options.timeoutMs === undefined) throw new Error('a job may have its own time limit only in a pool with one');
     return new Promise<Out>((resolve, reject) => {
-      (priority === 'high' ? this.high : this.low).push({ request: { id: this.nextId++, input }, resolve, reject });
-      if (this.jobsPerThread === 1) {
-        this.dispatch();
-      } else if (!this.dispatchScheduled) {
-        // Jobs that arrive in this turn of the event loop (requests read together) leave together.
-        this.dispatchScheduled = true;
-        setImmediate(() => {
-          this.dispatchScheduled = false;
-          this.dispatch();
-        });
-      }
+      const onAbort = (): void => this.abandon(job, signal?.reason);
+      const settled = (): void => signal?.removeEventListener('abort', onAbort);
+      const job: Job<In, Out> = {
+        request: { id: this.nextId++, input },
+        resolve: (output) => {
+          settled();
+          resolve(output);
+        },
+        reject: (error) => {
+          settled();
+          reject(error);
+        },
+        priority: options.priority ?? 'high',
+        queue: options.queue ?? [],
+        timeoutMs: options.timeoutMs,
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (job.priority === 'high') this.high.push(job.queue, job);
+      else this.low.push(job);
+      // With several jobs per thread, jobs that arrive in this turn of the event loop (requests read
+      // together) leave together.
+      if (this.jobsPerThread === 1) this.dispatch();
+      else this.scheduleDispatch();
     });
+  }
+
+  private scheduleDispatch(): void {
+    if (this.dispatchScheduled) return;
+    this.dispatchScheduled = true;
+    setImmediate(() => {
+      this.dispatchScheduled = false;
+      this.dispatch();
+    });
+  }
+
+  /** A job nobody waits for any more: out of the queue, or its thread told (see PoolThread.abandon). */
+  private abandon(job: Job<In, Out>, reason: unknown): void {
+    job.reject(reason);
+    if (job.thread) {
+      job.thread.abandon(job);
+      return;
+    }
+    if (job.priority === 'high') this.high.remove(job.queue, job);
+    else if (this.low.includes(job)) this.low.splice(this.low.indexOf(job), 1);
+  }
+
+  /** Jobs waiting for a thread. */
+  get waiting(): number {
+    return this.high.size + this.low.length;
+  }
+
+  /** Jobs that threads hold: running, or abandoned and not yet stopped. */
+  get running(): number {
+    return this.threads.reduce((jobs, thread) => jobs + thread.load, 0);
   }
 
   /** True when no job is waiting and some thread (started or not) has nothing to do. */
   get idle(): boolean {
-    return this.high.length === 0 && this.low.length === 0 && (this.threads.length < this.options.threads || this.threads.some((thread) => thread.load === 0));
+    return this.high.size === 0 && this.low.length === 0 && (this.threads.length < this.options.threads || this.threads.some((thread) => thread.load === 0));
   }
 
   async close(): Promise<void> {
@@ -207,11 +330,12 @@ export class ThreadPool<In, Out> {
    * next job, which arrives a few promise callbacks later, instead of going to a background job first.
    */
   private dispatch(includeLow = false): void {
-    while (!this.closed && (this.high.length > 0 || (includeLow && this.low.length > 0))) {
+    while (!this.closed && (this.high.size > 0 || (includeLow && this.low.length > 0))) {
       const thread = this.threadWithRoom();
       if (!thread) return;
       const room = this.jobsPerThread - thread.load;
-      const batch = this.high.splice(0, room);
+      const batch: Array<Job<In, Out>> = [];
+      while (batch.length < room && this.high.size > 0) batch.push(this.high.shift() as Job<In, Out>);
       if (includeLow && batch.length < room) batch.push(...this.low.splice(0, room - batch.length));
       thread.run(batch);
     }
@@ -244,22 +368,31 @@ export class ThreadPool<In, Out> {
   }
 
   private startThread(): void {
-    const thread = new PoolThread<In, Out>(this.options, (done) => {
+    const thread = new PoolThread<In, Out>(this.options, (done, answered) => {
       const index = this.threads.indexOf(done);
       if (!done.alive && index >= 0) this.threads.splice(index, 1);
       // A thread that ended before it loaded would end the same way again: unless another thread is up
       // or on its way, the waiting jobs fail with its error, and the next job tries a new thread.
-      if (!done.alive && !done.ready && !this.threads.some((other) => other.alive)) {
-        this.rejectWaiting(done.failure ?? new Error('a worker thread ended while loading'));
+      if (!done.alive && !done.ready) {
+        if (!this.threads.some((other) => other.alive)) this.rejectWaiting(done.failure ?? new Error('a worker thread ended while loading'));
+        // Otherwise the jobs wait for the thread on its way; starting yet another in its place could go on
+        // for as long as each fails while the next loads.
         return;
       }
-      this.dispatch();
+      // After an answer, not at once: the caller of the job just answered queues its next one (a page's
+      // next drawing, then its finish) a few promise callbacks later, and that job should compete for
+      // this thread by the fair queue's rules rather than find it taken by whoever happened to be waiting.
+      if (answered) this.scheduleDispatch();
+      else this.dispatch();
+    }, (job, ms) => {
+      // What a job cost its owners decides whose waiting job goes next (see fair-queue.ts).
+      if (job.priority === 'high') this.high.charge(job.queue, ms);
     });
     this.threads.push(thread);
   }
 
   private rejectWaiting(error: unknown): void {
-    for (const job of [...this.high.splice(0), ...this.low.splice(0)]) job.reject(error);
+    for (const job of [...this.high.drain(), ...this.low.splice(0)]) job.reject(error);
   }
 }
 

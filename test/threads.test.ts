@@ -301,5 +301,9 @@ describe('render thread settings', () => {
     expect(loadConfig({ SVC_THREADS: '0' })).toMatchObject({ threads: 0, renderThreads: 0 });
     expect(loadConfig({ SVC_THREADS: '1', SVC_RENDER_THREADS: '3' })).toMatchObject({ threads: 1, renderThreads: 3 });
     expect(() => loadConfig({ SVC_RENDER_THREADS: 'all' })).toThrow('SVC_RENDER_THREADS must be a whole number from 0 to 64 (got "all")');
+    // A chart's own limit: a few seconds by default, whatever a page may take.
+    expect(loadConfig({})).toMatchObject({ renderTimeoutMs: 20_000, renderChartTimeoutMs: 5_000 });
+    expect(loadConfig({ SVC_RENDER_CHART_TIMEOUT_MS: '1500' }).renderChartTimeoutMs).toBe(1500);
+    expect(() => loadConfig({ SVC_RENDER_CHART_TIMEOUT_MS: '2s' })).toThrow('SVC_RENDER_CHART_TIMEOUT_MS must be a whole number from 100 to 600000 (got "2s")');
   });
 });

@@ -23,17 +23,18 @@ export interface DrawingCheck {
  * drawings only within `cacheScope` (the account).
  */
 export interface DashboardDrawer {
-  checkDrawings(specText: string, cacheScope: string): Promise<DrawingCheck>;
+  /** `signal` aborts when nobody waits for the check any more: its drawings are dropped or stopped. */
+  checkDrawings(specText: string, cacheScope: string, signal?: AbortSignal): Promise<DrawingCheck>;
 }
 
 export interface CheckResult extends DrawingCheck {
   slug: string;
 }
 
-export async function checkDashboard(ctx: ActorContext, body: Buffer, drawer: DashboardDrawer): Promise<CheckResult> {
+export async function checkDashboard(ctx: ActorContext, body: Buffer, drawer: DashboardDrawer, signal?: AbortSignal): Promise<CheckResult> {
   // The same right as publishing: the check is its first half, and drawing costs the server CPU.
   requirePublish(ctx, 'check dashboards');
   const spec = await requireValidSpec(ctx, body, 'check');
-  const drawn = await drawer.checkDrawings(spec.text, ctx.actor.accountId);
+  const drawn = await drawer.checkDrawings(spec.text, ctx.actor.accountId, signal);
   return { slug: spec.slug, charts: drawn.charts, problems: drawn.problems, total: drawn.total };
 }

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { Services } from '../context.js';
 import { AppError } from '../errors.js';
 import { checkAccessFirst } from '../server/access-check.js';
+import { clientSignal } from '../server/client-signal.js';
 import { requirePublish } from './access.js';
 import type { ExpectedVersion } from './publish-dashboard.js';
 import { versionEtag } from './version-etag.js';
@@ -135,9 +136,10 @@ export function dashboardRoutes(app: FastifyInstance, services: Services, drawer
       },
       preParsing: checkAccessFirst(services, (ctx) => requirePublish(ctx, 'check dashboards')),
     },
-    async (request) => {
+    async (request, reply) => {
       const ctx = await authenticate(services, request);
-      return checkDashboard(ctx, request.body as unknown as Buffer, drawer);
+      // A client that leaves stops the drawing it asked for instead of holding render threads others wait for.
+      return checkDashboard(ctx, request.body as unknown as Buffer, drawer, clientSignal(request, reply));
     },
   );
 

@@ -24,6 +24,13 @@ import { schemaValidatorCompiler } from './validator.js';
 /** Bodies of ordinary JSON routes; routes that take documents (dashboards) raise their own limit. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The dashboard page renderer, shared by the pages and the check (tests read its activity). */
+    pageRenderer: PageRenderer;
+  }
+}
+
 export interface AppOptions {
   logLevel: string;
   loginThrottle: LoginThrottle;
@@ -65,10 +72,12 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   const renderer = new PageRenderer({
     threads: services.config.renderThreads,
     timeoutMs: services.config.renderTimeoutMs,
+    chartTimeoutMs: services.config.renderChartTimeoutMs,
     warmupRounds: services.config.renderWarmupRounds,
     onThreadError: (error) => app.log.error({ err: error }, 'a render thread failed'),
   });
   app.addHook('onClose', async () => renderer.close());
+  app.decorate('pageRenderer', renderer);
 
   await app.register(swagger, {
     openapi: {

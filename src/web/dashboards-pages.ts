@@ -23,6 +23,8 @@ import { CHART_WIDTH_HEADERS, acceptsGzip, chartWidthsFor, isFlagOn } from './ht
 import { renderPage } from './layout.js';
 import { PageCache, type CachedPage } from './page-cache.js';
 import type { PageRenderer, RenderPriority } from './page-renderer.js';
+import { SharedWork } from '../shared-work.js';
+import { clientSignal } from '../server/client-signal.js';
 import { Prerenderer } from './prerender.js';
 import { pageHeaders, sendPage } from './send-page.js';
 import { redirectToLogin, webActor } from './web-auth.js';
@@ -126,8 +128,12 @@ async function requireActor(services: Services, request: FastifyRequest, reply: 
 /** `renderer` belongs to the app, which closes it (the dashboard check draws with it too). */
 export function dashboardPageRoutes(app: FastifyInstance, services: Services, renderer: PageRenderer): void {
   const cache = new PageCache(PAGE_CACHE_BYTES);
-  /** Renders under way, so two visitors (or a visitor and a pre-render) of one new version share one. */
-  const rendering = new Map<string, Promise<CachedPage>>();
+  /**
+   * Renders under way, so two visitors of one new version share one; it is stopped when every visitor
+   * waiting for it has gone. A visitor does not join a pre-render, whose jobs run only on idle threads: a
+   * fresh dashboard's first visitor would wait as long as other pages and checks keep the threads busy.
+   */
+  const rendering = new SharedWork<CachedPage>();
   /**
    * Versions whose drawing ran out of time, and when. A version never changes, so drawing it again would
    * only hold a render thread for the whole time limit once more; visitors get the 503 at once instead.
@@ -149,33 +155,31 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
     );
   }
 
-  /** Draws a page that is not in the cache (or joins the drawing under way) and caches it. */
-  function drawPage(target: DashboardVersionRef, variant: PageVariant, priority: RenderPriority): Promise<CachedPage> {
+  /**
+   * Draws a page that is not in the cache (or joins the drawing under way) and caches it. `signal`: the
+   * visitor's, aborted when they leave; none for a pre-render.
+   */
+  function drawPage(target: DashboardVersionRef, variant: PageVariant, priority: RenderPriority, signal?: AbortSignal): Promise<CachedPage> {
     const { accountId, slug, version } = target;
     const key = pageKey(target, variant);
-    let pending = rendering.get(key);
-    if (!pending) {
-      pending = (async () => {
-        refuseTimedOut(key, version);
-        const stored = await findVersion(services.db, accountId, slug, version);
-        if (!stored) throw notFound('dashboard', slug);
-        // Warming up costs seconds of CPU, spent only by a server whose pages people open: not by one
-        // that takes publishes (and pre-renders them) with nobody looking.
-        if (priority === 'visitor') renderer.warmUp();
-        try {
-          const page = await renderer.render(stored.spec, { version, updatedAt: stored.created_at, ...variant }, accountId, priority);
-          return cache.set(key, { etag: dashboardEtag(target, variant), ...page });
-        } catch (error) {
-          if (error instanceof AppError && error.code === 'RENDER_TIMEOUT') {
-            if (timedOut.size >= MAX_TIMED_OUT) timedOut.delete(timedOut.keys().next().value as string);
-            timedOut.set(key, performance.now());
-          }
-          throw error;
+    return rendering.run(`${priority}\u0000${key}`, signal, async (stillWanted) => {
+      refuseTimedOut(key, version);
+      const stored = await findVersion(services.db, accountId, slug, version);
+      if (!stored) throw notFound('dashboard', slug);
+      // Warming up costs seconds of CPU, spent only by a server whose pages people open: not by one
+      // that takes publishes (and pre-renders them) with nobody looking.
+      if (priority === 'visitor') renderer.warmUp();
+      try {
+        const page = await renderer.render(stored.spec, { version, updatedAt: stored.created_at, ...variant }, accountId, { priority, signal: stillWanted });
+        return cache.set(key, { etag: dashboardEtag(target, variant), ...page });
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'RENDER_TIMEOUT') {
+          if (timedOut.size >= MAX_TIMED_OUT) timedOut.delete(timedOut.keys().next().value as string);
+          timedOut.set(key, performance.now());
         }
-      })().finally(() => rendering.delete(key));
-      rendering.set(key, pending);
-    }
-    return pending;
+        throw error;
+      }
+    });
   }
 
   // Drawn in the request thread, a pre-render would hold up every request; so only with render threads.
@@ -236,7 +240,7 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
     // Server-Timing shows in the browser's developer tools whether this visit waited for a drawing.
     const started = performance.now();
     const cached = cache.get(pageKey(target, variant));
-    const page = cached ?? (await drawPage(target, variant, 'visitor'));
+    const page = cached ?? (await drawPage(target, variant, 'visitor', clientSignal(request, reply)));
     reply.header('server-timing', cached ? 'page;desc="cached"' : drawnTiming(page, performance.now() - started));
     return sendCached(request, reply, page);
   }

@@ -8,9 +8,15 @@
  * its drawings are spread over all the threads, so a page of twenty charts takes about a twentieth of
  * their time on twenty cores; and one thread puts the drawings in place and compresses the page.
  * Drawings are cached here, by what they are drawn from, for every thread, and shared only within an
- * account. A drawing that runs past the time limit is stopped and its chart shows why, as do the
- * charts whose turn comes after the page has used up that limit; the rest of the page is unaffected.
- * Laying out or finishing a page past the limit stops it with 503 RENDER_TIMEOUT.
+ * account. A drawing that runs past the chart time limit is stopped and its chart shows why, as
+ * do the charts whose turn comes after the page has used up its own time limit; the rest of the page is
+ * unaffected. Laying out or finishing a page past the page's limit stops it with 503 RENDER_TIMEOUT.
+ *
+ * One heavy chart must not stall everyone's pages: a waiting job goes first when its account, and
+ * within the account its page or check, has used the least thread time lately (see fair-queue.ts), so a
+ * page's light jobs wait at most about one chart time limit each however many heavy checks are queued,
+ * theirs or another account's; and the work of a page or check whose client has gone (`signal`) is
+ * dropped or stopped.
  *
  * The same threads serve `svc dashboard check`: a spec's page laid out and its charts drawn, only to
  * report what would not show as written (checkDrawings).
@@ -49,11 +55,32 @@ export interface RenderOutput {
 /** `visitor`: someone is waiting for the page. `background`: a pre-render, run only on an idle thread. */
 export type RenderPriority = 'visitor' | 'background';
 
+/** Who a render is for. */
+export interface RenderRequest {
+  /** `visitor` by default. */
+  priority?: RenderPriority;
+  /** Aborted when nobody waits for the page any more (the client went away): its work is dropped or stopped. */
+  signal?: AbortSignal;
+}
+
+/** How one page or check asks the pool for its jobs. */
+interface JobContext {
+  priority: JobPriority;
+  /** The account, pages or checks, then this page or check: whose job it is, for the pool's fair queue. */
+  queue: readonly string[];
+  signal: AbortSignal | undefined;
+}
+
 export interface PageRendererOptions {
   /** Render threads; 0 renders in the calling thread. */
   threads: number;
   /** A render running longer than this is stopped (its thread is replaced). */
   timeoutMs: number;
+  /**
+   * A chart drawing running longer than this is stopped and its chart says why (default and at most
+   * `timeoutMs`): what one chart may cost a page, and how long it may hold a thread others wait for.
+   */
+  chartTimeoutMs?: number;
   /** A thread that failed outside any page (it could not start, or it crashed). */
   onThreadError?: (error: unknown) => void;
   /** Times each thread draws the warm-up samples once started (default 0). */
@@ -128,7 +155,7 @@ function seconds(ms: number): number {
   return Math.round(ms / 100) / 10;
 }
 
-function timeoutError(timeoutMs: number): AppError {
+function pageTimeoutError(timeoutMs: number): AppError {
   return new AppError(
     'RENDER_TIMEOUT',
     `Drawing this dashboard took longer than ${seconds(timeoutMs)} s, so it was stopped. A chart's \`option\` probably asks ECharts for far too much (millions of ticks, points or labels); simplify it and publish again.`,
@@ -159,6 +186,11 @@ export class PageRenderer implements DashboardDrawer {
   private readonly pool: ThreadPool<RenderJob, RenderJobResult> | undefined;
   /** Drawings by what they are drawn from, for every thread (a thread keeps nothing between jobs). */
   private readonly charts = new ChartCache();
+  private readonly chartTimeoutMs: number;
+  /** Numbers each page and check, for the pool's turns between them. */
+  private requests = 0;
+  /** Drawings sent to the threads and not yet answered. */
+  private drawingsUnderWay = 0;
   private warming = false;
   /** Settles once the threads have drawn their warm-up samples (at once without threads or warm-up). */
   warmedUp: Promise<void> = Promise.resolve();
@@ -167,6 +199,7 @@ export class PageRenderer implements DashboardDrawer {
 
   constructor(private readonly options: PageRendererOptions) {
     this.threadMemoryMb = options.threadMemoryMb ?? DEFAULT_THREAD_MEMORY_MB;
+    this.chartTimeoutMs = Math.min(options.chartTimeoutMs ?? options.timeoutMs, options.timeoutMs);
     this.pool =
       options.threads > 0
         ? new ThreadPool<RenderJob, RenderJobResult>({
@@ -176,7 +209,8 @@ export class PageRenderer implements DashboardDrawer {
             // ECharts allocates tens of megabytes per page of charts; with a young generation of 64 MB
             // instead of 16 there are fewer scavenges, and the gallery draws about 20 % faster.
             resourceLimits: { maxYoungGenerationSizeMb: RENDER_THREAD_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: this.threadMemoryMb },
-            timeoutError: () => timeoutError(options.timeoutMs),
+            // Only the jobs of a page as a whole run under this error; a drawing's becomes its chart's message (drawOne).
+            timeoutError: pageTimeoutError,
             ...(options.onThreadError ? { onThreadError: options.onThreadError } : {}),
           })
         : undefined;
@@ -186,10 +220,22 @@ export class PageRenderer implements DashboardDrawer {
    * `cacheScope` names whose drawings these are (the account): drawings are reused only within it, or
    * how fast a page or a check comes back would tell one account what another has drawn.
    */
-  async render(specText: string, meta: PageMeta, cacheScope: string, priority: RenderPriority = 'visitor'): Promise<RenderedPage> {
+  async render(specText: string, meta: PageMeta, cacheScope: string, request: RenderRequest = {}): Promise<RenderedPage> {
     const charts: ChartTally = { drawn: 0, reused: 0 };
-    const output = this.pool ? await this.renderOnThreads(this.pool, specText, meta, cacheScope, charts, priority === 'visitor' ? 'high' : 'low') : this.renderHere(specText, meta, cacheScope, charts);
+    const output = this.pool
+      ? await this.renderOnThreads(this.pool, specText, meta, cacheScope, charts, this.jobContext(cacheScope, 'page', request.priority ?? 'visitor', request.signal))
+      : this.renderHere(specText, meta, cacheScope, charts);
     return { csp: output.csp, body: asBuffer(output.body), gzip: asBuffer(output.gzip), charts };
+  }
+
+  /**
+   * An account's pages share its threads with its checks as two owners, then each page or check with
+   * the others of its kind: a page's few light jobs go before an account's own heavy checks, however
+   * many of them are queued, as they do before another account's.
+   */
+  private jobContext(cacheScope: string, kind: 'page' | 'check', priority: RenderPriority, signal: AbortSignal | undefined): JobContext {
+    this.requests += 1;
+    return { priority: priority === 'visitor' ? 'high' : 'low', queue: [cacheScope, kind, String(this.requests)], signal };
   }
 
   private renderHere(specText: string, meta: PageMeta, cacheScope: string, tally: ChartTally): RenderOutput {
@@ -207,14 +253,14 @@ export class PageRenderer implements DashboardDrawer {
     meta: PageMeta,
     cacheScope: string,
     tally: ChartTally,
-    priority: JobPriority,
+    context: JobContext,
   ): Promise<RenderOutput> {
     const deadline = performance.now() + this.options.timeoutMs;
-    const planned = await pool.run({ op: 'plan', specText, meta }, priority);
+    const planned = await pool.run({ op: 'plan', specText, meta }, context);
     if (planned.op === 'page') return planned.page;
     if (planned.op !== 'planned') throw unexpected(planned, 'plan');
-    const drawings = await this.draw(pool, planned.charts.jobs, cacheScope, tally, priority, deadline);
-    const finished = await pool.run({ op: 'finish', html: planned.html, csp: planned.csp, charts: planned.charts, drawings }, priority);
+    const drawings = await this.draw(pool, planned.charts.jobs, cacheScope, tally, context, deadline);
+    const finished = await pool.run({ op: 'finish', html: planned.html, csp: planned.csp, charts: planned.charts, drawings }, context);
     if (finished.op !== 'page') throw unexpected(finished, 'finish');
     return finished.page;
   }
@@ -223,14 +269,16 @@ export class PageRenderer implements DashboardDrawer {
    * What a dashboard's page would show differently from its spec, without making the page: its
    * drawings are made (and cached, for the page once it is published) as a visitor's would be.
    */
-  async checkDrawings(specText: string, cacheScope: string): Promise<DrawingCheck> {
+  async checkDrawings(specText: string, cacheScope: string, signal?: AbortSignal): Promise<DrawingCheck> {
     // Whoever checks a dashboard is about to publish it and open its page.
     this.warmUp();
-    const surveyed = this.pool ? await this.pool.run({ op: 'survey', specText }, 'high') : runRenderJob({ op: 'survey', specText });
+    // A check's jobs take turns with pages as a visitor's page's would, under the same time limits.
+    const context = this.jobContext(cacheScope, 'check', 'visitor', signal);
+    const surveyed = this.pool ? await this.pool.run({ op: 'survey', specText }, context) : runRenderJob({ op: 'survey', specText });
     if (surveyed.op !== 'surveyed') throw unexpected(surveyed, 'survey');
     const { charts, problems, problemTotal } = surveyed;
     const tally: ChartTally = { drawn: 0, reused: 0 };
-    const drawings = this.pool ? await this.draw(this.pool, charts.jobs, cacheScope, tally, 'high', performance.now() + this.options.timeoutMs) : this.drawHere(charts.jobs, cacheScope, tally);
+    const drawings = this.pool ? await this.draw(this.pool, charts.jobs, cacheScope, tally, context, performance.now() + this.options.timeoutMs) : this.drawHere(charts.jobs, cacheScope, tally);
     const failedDrawings = drawingProblems(charts, drawings);
     return {
       charts: chartBlockCount(charts),
@@ -249,7 +297,7 @@ export class PageRenderer implements DashboardDrawer {
     jobs: readonly ChartJob[],
     cacheScope: string,
     tally: ChartTally,
-    priority: JobPriority,
+    context: JobContext,
     deadline: number,
   ): Promise<ChartRender[]> {
     const drawings: ChartRender[] = [];
@@ -271,24 +319,31 @@ export class PageRenderer implements DashboardDrawer {
           drawings[index] = { ok: false, reason: `the page had used its ${seconds(this.options.timeoutMs)} s for drawing on other charts before this one's turn.` };
           continue;
         }
-        drawings[index] = await this.drawOne(pool, job, cacheScope, priority);
+        drawings[index] = await this.drawOne(pool, job, cacheScope, context);
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.threads, missing.length) }, drawNext));
     return drawings;
   }
 
-  private async drawOne(pool: ThreadPool<RenderJob, RenderJobResult>, job: ChartJob, cacheScope: string, priority: JobPriority): Promise<ChartRender> {
+  /**
+   * One drawing, made on a thread under the chart time limit. (Not shared with another page or check
+   * that asks for the same drawing meanwhile: it would wait for it in that one's place in the queue.)
+   */
+  private async drawOne(pool: ThreadPool<RenderJob, RenderJobResult>, job: ChartJob, cacheScope: string, context: JobContext): Promise<ChartRender> {
+    this.drawingsUnderWay += 1;
     try {
-      const result = await pool.run({ op: 'draw', job }, priority);
+      const result = await pool.run({ op: 'draw', job }, { ...context, timeoutMs: this.chartTimeoutMs });
       if (result.op !== 'drawn') throw unexpected(result, 'draw');
       if (result.drawing.ok) this.charts.set(scopedKey(cacheScope, job), result.drawing.svg);
       return result.drawing;
     } catch (error) {
+      // Nobody waits for this drawing any more: not a failure of the chart.
+      if (context.signal?.aborted) throw error;
       if (error instanceof AppError && error.code === 'RENDER_TIMEOUT') {
         return {
           ok: false,
-          reason: `drawing it took longer than ${seconds(this.options.timeoutMs)} s, so it was stopped. Its \`option\` probably asks ECharts for far too much (millions of ticks, points or labels); simplify it and publish again.`,
+          reason: `drawing it took longer than ${seconds(this.chartTimeoutMs)} s, so it was stopped. Its \`option\` probably asks ECharts for far too much (millions of ticks, points or labels); simplify it and publish again.`,
         };
       }
       if (error instanceof Error && (error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') {
@@ -298,7 +353,17 @@ export class PageRenderer implements DashboardDrawer {
         };
       }
       return { ok: false, reason: `its drawing thread failed (${error instanceof Error ? error.message : String(error)}).` };
+    } finally {
+      this.drawingsUnderWay -= 1;
     }
+  }
+
+  /**
+   * What the render threads are doing: jobs waiting for a thread, jobs on a thread, and of all those the
+   * chart drawings (the rest lay pages out or finish them). For tests and diagnostics.
+   */
+  get activity(): { waiting: number; running: number; drawings: number } {
+    return { waiting: this.pool?.waiting ?? 0, running: this.pool?.running ?? 0, drawings: this.drawingsUnderWay };
   }
 
   /** Starts every render thread now: loading ECharts takes a thread most of a second. */
@@ -317,7 +382,7 @@ export class PageRenderer implements DashboardDrawer {
     this.pool.start();
     const warmups: Array<Promise<unknown>> = [];
     for (let round = 0; round < (this.options.warmupRounds ?? 0) * this.options.threads; round += 1) {
-      for (let sample = 0; sample < WARMUP_JOBS.length; sample += 1) warmups.push(this.pool.run({ op: 'warm', sample }, 'low'));
+      for (let sample = 0; sample < WARMUP_JOBS.length; sample += 1) warmups.push(this.pool.run({ op: 'warm', sample }, { priority: 'low' }));
     }
     // A warm-up that fails (the server closing, a thread replaced) only leaves a thread colder.
     this.warmedUp = Promise.allSettled(warmups).then(() => undefined);
