@@ -196,12 +196,12 @@ describe(`web sign-in on ${testDialect}`, () => {
   it('refuses unknown tokens and project tokens on the form', async () => {
     const unknown = await page('/login', { method: 'POST', form: { token: 'svc_u_not-a-real-token' } });
     expect(unknown.status).toBe(401);
-    expect(unknown.text).toContain('That token is not recognised');
+    expect(unknown.text).toContain('The token is not recognised: it is mistyped, revoked or expired.');
     const project = (await svc.request('POST', '/v1/projects', { body: { name: 'Web auth' } })).body.project;
     const projectToken = (await svc.request('POST', `/v1/projects/${project.id}/tokens`, { body: { name: 'p', capabilities: ['project.read'] } })).body.token;
     const refused = await page('/login', { method: 'POST', form: { token: projectToken } });
     expect(refused.status).toBe(401);
-    expect(refused.text).toContain('Paste a user token');
+    expect(refused.text).toContain('This route needs a user token (svc_u_…); this is a project token (svc_p_…), which acts only inside its project.');
   });
 
   it('refuses sign-in and sign-out posted from another site', async () => {

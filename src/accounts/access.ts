@@ -8,11 +8,6 @@ import { isUuid } from '../ids.js';
 /** A project as both dialects return it. */
 export type ProjectRow = Selectable<ProjectsTable>;
 
-/** Sandbox tokens never reach an operation: no surface but the sandbox routes takes them (server/credentials.ts). */
-export function rejectSandboxToken(ctx: ActorContext): void {
-  if (ctx.actor.kind === 'sandbox') throw new AppError('UNAUTHENTICATED', 'A sandbox token is accepted only on sandbox-identity routes; call this route with the project token in SVC_CLI_TOKEN.');
-}
-
 /**
  * Requires a user token (routes like minting tokens act for a person, not a project). Routes that take
  * only user tokens say so in their route config, so a project token is refused (401) before this runs;

@@ -6,7 +6,7 @@
  * Sandbox tokens are refused everywhere no surface or route names them.
  */
 import type { FastifyRequest } from 'fastify';
-import { checkToken, type TokenRefusal } from '../accounts/principal.js';
+import { checkToken, type Principal, type TokenRefusal } from '../accounts/principal.js';
 import type { TokenKind } from '../accounts/token-secrets.js';
 import type { ActorContext, Services } from '../context.js';
 import { AppError } from '../errors.js';
@@ -147,3 +147,14 @@ export const SANDBOX_SURFACE: Surface = {
   accepts: ['sandbox'],
   howToSend: 'send "Authorization: Bearer $SVC_SANDBOX_TOKEN"',
 };
+
+/**
+ * A token pasted where only some kinds act (the sign-in form takes user tokens): its principal, or the
+ * same refusal sentence the other surfaces give.
+ */
+export async function tokenOfKinds(services: Pick<Services, 'db'>, token: string, accepts: readonly TokenKind[]): Promise<{ principal: Principal } | { refusal: string }> {
+  const check = await checkToken(services.db, token);
+  if ('refusal' in check) return { refusal: refusalMessage(check.refusal) };
+  if (!accepts.includes(check.principal.kind)) return { refusal: refusals.wrongKind(check.principal.kind, accepts) };
+  return check;
+}

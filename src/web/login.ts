@@ -7,8 +7,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { verifyPassword } from '../accounts/passwords.js';
-import { authenticateToken } from '../accounts/principal.js';
 import type { Services } from '../context.js';
+import { tokenOfKinds } from '../server/credentials.js';
 import { escapeAttr, escapeHtml } from '../dashboards/render/escape.js';
 import { AppError } from '../errors.js';
 import { originOf, safeNextPath } from './http-helpers.js';
@@ -125,15 +125,12 @@ export function loginRoutes(app: FastifyInstance, services: Services, throttle: 
     }
     let user: { id: string; accountId: string } | null = null;
     if (token) {
-      const principal = await authenticateToken(services.db, token);
-      if (!principal || principal.kind !== 'user') {
+      const found = await tokenOfKinds(services, token, ['user']);
+      if ('refusal' in found) {
         await throttle.failed(throttled, request.ip);
-        const tokenError = principal
-          ? 'That is a project or sandbox token. Paste a user token (svc_u_…); project tokens work only as an Authorization header.'
-          : 'That token is not recognised: it is mistyped, revoked or expired.';
-        return sendPage(reply, 401, renderLoginPage({ name, next, tokenError }));
+        return sendPage(reply, 401, renderLoginPage({ name, next, tokenError: found.refusal }));
       }
-      user = { id: principal.userId, accountId: principal.accountId };
+      user = { id: found.principal.userId, accountId: found.principal.accountId };
     } else {
       const password = formField(request.body, 'password');
       user = name && password ? await userForPassword(services, name, password) : null;

@@ -69,7 +69,7 @@ export function projectRoutes(app: FastifyInstance, services: Services): void {
         summary: 'Rename a project or change its default branch (needs project.admin)',
         params: ProjectParams,
         body: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), default_branch: Type.Optional(BranchName) }, { additionalProperties: false }),
-        response: { 200: Type.Object({ project: Project }), ...errorResponses(400, 401, 403, 404) },
+        response: { 200: Type.Object({ project: Project }), ...errorResponses(400, 401, 403, 404, 409, 502) },
       },
       preParsing: checkAccessFirst(services, (ctx, request) => loadProjectToChange(ctx, rawParams(request).id ?? '')),
     },
