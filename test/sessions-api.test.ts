@@ -4,10 +4,11 @@
  * the real daemon with a runtime command that never becomes ready, which is all these need.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, gitAsync, removeTempDirs, tempDir } from '../src/git/testing/fixtures.js';
-import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
+import { createTestDatabase, startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
 let svc: TestServer;
 let idleRuntime: string;
@@ -26,8 +27,8 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-async function projectWithCommit(name: string): Promise<{ id: string; slug: string }> {
-  const created = await svc.request('POST', '/v1/projects', { body: { name } });
+async function projectWithCommit(name: string, server: TestServer = svc): Promise<{ id: string; slug: string }> {
+  const created = await server.request('POST', '/v1/projects', { body: { name } });
   const project = created.body.project as { id: string; slug: string; clone_url: string };
   const work = tempDir();
   git(['init', '-q', '-b', 'main', work]);
@@ -36,7 +37,7 @@ async function projectWithCommit(name: string): Promise<{ id: string; slug: stri
   git(['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'Start'], { cwd: work });
   const url = new URL(project.clone_url);
   url.username = 'x';
-  url.password = svc.adminToken;
+  url.password = server.adminToken;
   await gitAsync(['push', '-q', url.toString(), 'HEAD:main', 'HEAD:feature'], { cwd: work });
   return project;
 }
@@ -116,5 +117,43 @@ describe(`the session API on ${testDialect}`, () => {
     expect(waking.status).toBe(429);
     expect((await svc.request('GET', `${base}/${second.id}`)).body.session.status).toBe('stopped');
     for (const session of [first, second, fresh.body.session]) expect((await svc.request('DELETE', `${base}/${session.id}`)).status).toBe(204);
+  }, 120_000);
+});
+
+describe(`sessions across a restart of svc on ${testDialect}`, () => {
+  it('finds running sandboxes again after a restart, and boots again one that died while svc was down', async () => {
+    const database = await createTestDatabase();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-restart-'));
+    const options = { dataDir, adminToken: 'svc_u_restart_admin', env: { SVC_RUNTIME_COMMAND: idleRuntime }, ...(database.url ? { databaseUrl: database.url } : {}) };
+    let server = await startTestServer(options);
+    try {
+      const project = await projectWithCommit(`Restart ${Date.now()}`, server);
+      const base = `/v1/projects/${project.id}/sessions`;
+      const created = (await server.request('POST', base, { body: {} })).body.session;
+      const running = await until('the session runs', async () => (await server.request('GET', `${base}/${created.id}`)).body.session, (s) => s.status === 'running');
+      const provider = server.server.services.sessions.supervisor.provider;
+      const ref = (await server.server.services.db.selectFrom('sessions').select('sandbox_ref').where('id', '=', created.id).executeTakeFirstOrThrow()).sandbox_ref ?? '';
+
+      await server.server.close();
+      expect(await provider.isAlive(created.id, ref)).toBe(true);
+      server = await startTestServer(options);
+      const found = (await server.request('GET', `${base}/${created.id}`)).body.session;
+      expect(found).toMatchObject({ status: 'running', sandbox: { state: 'active' }, created_at: running.created_at });
+
+      await server.server.close();
+      await provider.stop(created.id, ref);
+      expect(await provider.isAlive(created.id, ref)).toBe(false);
+      server = await startTestServer(options);
+      const restarted = server;
+      await until('the sandbox runs again', () => provider.isAlive(created.id, ref), (alive) => alive);
+      await until('the session was booted again', async () => (await restarted.request('GET', `${base}/${created.id}`)).body.session, (s) => s.status === 'running' && s.sandbox.state === 'active');
+
+      expect((await server.request('DELETE', `${base}/${created.id}`)).status).toBe(204);
+      expect(await provider.isAlive(created.id, ref)).toBe(false);
+    } finally {
+      await server.server.close();
+      await database.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   }, 120_000);
 });
