@@ -177,6 +177,17 @@ describe(`sessions on the process provider with the real runtime (${testDialect}
     // The conversation survived hibernation: the model saw the first prompt again.
     expect(JSON.stringify(woken?.body.messages)).toContain('Add a hello file and open a change request.');
 
+    // A person requests changes on the agent's change request: the feedback reaches the agent as a message.
+    model.push({ text: 'I will make that change.' });
+    const feedback = await svc.request('POST', `/v1/projects/${project.id}/change-requests/${crs[0].number}/request-changes`, { body: { feedback: 'Please say hello to the world.' } });
+    expect(feedback.status).toBe(200);
+    const delivered = await until(
+      'the feedback reached the agent',
+      async () => model.requests.find((r) => r.agentTurn && r.lastUserText.includes('Please say hello to the world.')),
+      (request) => request !== undefined,
+    );
+    expect(delivered?.lastUserText).toContain(`Changes were requested on change request #${crs[0].number} (Add hello)`);
+
     expect((await svc.request('DELETE', `/v1/projects/${project.id}/sessions/${session.id}`)).status).toBe(204);
     expect(fs.existsSync(sandboxDir)).toBe(false);
     expect((await sessionOf(project, session.id)).sandbox.state).toBe('archived');
