@@ -6,6 +6,7 @@
 import { runChangesBench } from './changes.js';
 import { runPublishBench } from './publish.js';
 import { runRenderBench } from './render.js';
+import { runSessionsBench } from './sessions.js';
 
 interface Suite {
   name: string;
@@ -16,6 +17,7 @@ const suites: Suite[] = [
   { name: 'publish', run: runPublishBench },
   { name: 'changes', run: runChangesBench },
   { name: 'render', run: runRenderBench },
+  { name: 'sessions', run: runSessionsBench },
 ];
 
 const only = process.argv.slice(2);
