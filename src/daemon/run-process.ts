@@ -45,6 +45,8 @@ export function runProcess(file: string, args: readonly string[], options: RunOp
       clearTimeout(timer);
       resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr });
     });
+    // A process that exits without reading its stdin must not crash the daemon with EPIPE.
+    child.stdin.on('error', () => {});
     child.stdin.end(options.stdin ?? '');
   });
 }
