@@ -5,7 +5,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createDaemonFixture, rssMb, type DaemonFixture } from './support/daemon-harness.js';
@@ -173,3 +173,44 @@ test('/svc/abort aborts the turn and ends the shell command it left running', as
   expect(sleepers()).toEqual([]);
   await daemon.waitHealth((h) => h.lease.busy_sessions.length === 0);
 }, 120_000);
+
+test('a WebSocket upgrade passes through /proxy/{port}/ with a user context and is refused without one', async () => {
+  const target = http.createServer();
+  const upgrades: http.IncomingHttpHeaders[] = [];
+  target.on('upgrade', (request, socket) => {
+    upgrades.push(request.headers);
+    socket.write('HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\n\r\n');
+    // An echo: whatever arrives goes back, as frames would.
+    socket.on('data', (data) => socket.write(data));
+  });
+  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+  const port = (target.address() as AddressInfo).port;
+  const exchange = (context: string | null) =>
+    new Promise<string>((resolve) => {
+      const socket = net.connect(daemon.servicePort, '127.0.0.1', () => {
+        socket.write(`GET /proxy/${port}/ws HTTP/1.1\r\nhost: sandbox\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n${context ? `x-svc-user-context: ${context}\r\n` : ''}\r\n`);
+      });
+      let received = '';
+      socket.on('data', (data) => {
+        received += data.toString();
+        if (received.includes('\r\n\r\n') && received.startsWith('HTTP/1.1 101') && !received.includes('ping')) socket.write('ping');
+        if (received.includes('ping') || !received.startsWith('HTTP/1.1 101')) {
+          socket.destroy();
+          resolve(received);
+        }
+      });
+      socket.on('close', () => resolve(received));
+    });
+  try {
+    const open = await exchange(daemon.context());
+    expect(open).toMatch(/^HTTP\/1.1 101/);
+    expect(open).toContain('ping');
+    expect(upgrades[0]!['x-svc-user-context']).toBeUndefined();
+    const refused = await exchange(null);
+    expect(refused).toMatch(/^HTTP\/1.1 401/);
+    expect(refused).toContain('"code":"UNAUTHENTICATED"');
+    expect(upgrades.length).toBe(1);
+  } finally {
+    target.close();
+  }
+});
