@@ -1,6 +1,7 @@
 /**
  * The daemon's calls to the svc API's sandbox-identity routes, with the sandbox token as bearer.
  */
+import { requestJson } from './http-json.js';
 import type { DaemonSettings } from './settings.js';
 
 export interface CloneCredential {
@@ -21,15 +22,9 @@ export class ApiClient {
 
   private async call(method: string, route: string, body?: unknown): Promise<any> {
     if (!this.settings.apiUrl) throw new ApiError('SVC_API_URL is not set, so the daemon cannot reach the svc API.', 0);
-    const response = await fetch(this.settings.apiUrl + route, {
-      method,
-      headers: { authorization: `Bearer ${this.settings.sandboxToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new ApiError(`${method} ${route} answered ${response.status}: ${text.slice(0, 500)}`, response.status);
-    return text ? JSON.parse(text) : {};
+    const response = await requestJson(this.settings.apiUrl + route, { method, headers: { authorization: `Bearer ${this.settings.sandboxToken}` }, body });
+    if (response.status < 200 || response.status >= 300) throw new ApiError(`${method} ${route} answered ${response.status}: ${response.text.slice(0, 500)}`, response.status);
+    return response.body ?? {};
   }
 
   cloneCredential(): Promise<CloneCredential> {

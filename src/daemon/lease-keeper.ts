@@ -6,6 +6,7 @@
  * after its turn ended cannot hold the lease forever.
  */
 import type { ApiClient } from './api-client.js';
+import { followEventStream } from './http-json.js';
 import type { RuntimeClient } from './runtime-client.js';
 
 export interface LeaseKeeperOptions {
@@ -54,29 +55,12 @@ export class LeaseKeeper {
 
   private async read(controller: AbortController): Promise<void> {
     while (!controller.signal.aborted && !this.stopped) {
-      try {
-        const response = await fetch(`${this.options.runtime.baseUrl}/event`, { signal: controller.signal });
-        const reader = response.body!.getReader();
-        const decoder = new TextDecoder();
-        let buffer = '';
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          buffer += decoder.decode(value, { stream: true });
-          let end: number;
-          while ((end = buffer.indexOf('\n\n')) >= 0) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const data = block.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\n');
-            if (!data) continue;
-            try {
-              this.onEvent(JSON.parse(data));
-            } catch {}
-          }
-        }
-      } catch {
-        if (controller.signal.aborted) return;
-      }
+      await followEventStream(`${this.options.runtime.baseUrl}/event`, (data) => {
+        try {
+          this.onEvent(JSON.parse(data));
+        } catch {}
+      }, controller.signal);
+      if (controller.signal.aborted) return;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }

@@ -45,8 +45,8 @@ export function runProcess(file: string, args: readonly string[], options: RunOp
       clearTimeout(timer);
       resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr });
     });
-    // A child that exits without reading its input closes the pipe: that is its business, not a crash of ours.
-    child.stdin.on('error', () => undefined);
+    // A process that exits without reading its stdin must not crash the daemon with EPIPE.
+    child.stdin.on('error', () => {});
     child.stdin.end(options.stdin ?? '');
   });
 }

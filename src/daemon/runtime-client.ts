@@ -1,6 +1,8 @@
 /**
  * The few calls the daemon makes to the agent runtime's own HTTP API (opencode server).
  */
+import { requestJson } from './http-json.js';
+
 export class RuntimeClient {
   constructor(private readonly port: number) {}
 
@@ -9,18 +11,8 @@ export class RuntimeClient {
   }
 
   async call(method: string, route: string, body?: unknown, timeoutMs = 10_000): Promise<{ status: number; body: any }> {
-    const response = await fetch(this.baseUrl + route, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {}
-    return { status: response.status, body: parsed };
+    const response = await requestJson(this.baseUrl + route, { method, body, timeoutMs });
+    return { status: response.status, body: response.body };
   }
 
   /**

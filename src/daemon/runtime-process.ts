@@ -23,6 +23,7 @@ export interface RuntimeProcessOptions {
 }
 
 const STOP_GRACE_MS = 3000;
+const PID_FILE = 'svc-runtime.pid';
 const MAX_BACKOFF_MS = 10_000;
 
 export class RuntimeProcess {
@@ -60,6 +61,27 @@ export class RuntimeProcess {
     this.spawnOnce();
   }
 
+  /**
+   * A daemon that was killed leaves its runtime running (its own process group) on the runtime port; the
+   * next daemon ends that group before starting its own runtime.
+   */
+  endOrphan(): void {
+    let pid: number;
+    try {
+      pid = Number(fs.readFileSync(path.join(this.options.settings.runtimeHome, PID_FILE), 'utf8').trim());
+    } catch {
+      return;
+    }
+    if (!Number.isInteger(pid) || pid <= 1) return;
+    try {
+      // Only if that pid still runs the runtime command: pids are reused.
+      const command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!command.includes('serve') || !command.includes(`--port\0${this.options.settings.runtimePort}`)) return;
+      process.kill(-pid, 'SIGKILL');
+      this.options.log(`ended the runtime a previous daemon left running (pid ${pid})`);
+    } catch {}
+  }
+
   private spawnOnce(): void {
     const s = this.options.settings;
     const generation = ++this.generation;
@@ -81,6 +103,7 @@ export class RuntimeProcess {
       return;
     }
     this.child = child;
+    if (child.pid) fs.writeFileSync(path.join(s.runtimeHome, PID_FILE), `${child.pid}\n`);
     child.stderr!.on('data', (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-4000);
     });

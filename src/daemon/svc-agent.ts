@@ -154,6 +154,7 @@ async function daemon(): Promise<void> {
   }
   if (stopping) return;
   lease.start();
+  runtime.endOrphan();
   runtime.start();
 }
 
