@@ -2,7 +2,7 @@
  * The daemon's surface with a ready runtime: authentication, the proxies, streaming, the lease during a
  * slow turn, abort, environment updates, and the clone it made. Real daemon, real runtime, real git.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
@@ -214,3 +214,21 @@ test('a WebSocket upgrade passes through /proxy/{port}/ with a user context and 
     target.close();
   }
 });
+
+test('the agent commits as the session and pushes its branch with the just-in-time credential', async () => {
+  daemon.model.push({ tool: 'bash', input: { command: 'echo work > work.txt && git add work.txt && git commit -q -m "Agent work" && git push -q origin HEAD', description: 'Commit and push' } }, { text: 'Pushed.' });
+  const events = followEvents(`${daemon.url}/event`, { 'x-svc-user-context': daemon.context() });
+  await events.until((event) => event.type === 'server.connected');
+  const issuedBefore = daemon.api.issued.length;
+  await prompt('Commit your work and push it.');
+  await events.until((event) => event.type === 'session.idle' && event.properties?.sessionID === rootId);
+  events.close();
+  const bare = path.join(daemon.root, 'git', 'repo.git');
+  const pushed = execFileSync('git', ['--git-dir', bare, 'log', '-1', '--format=%an <%ae>|%s', daemon.sessionId], { encoding: 'utf8' }).trim();
+  expect(pushed).toBe(`builder (svc session ${daemon.sessionId}) <session-${daemon.sessionId}@noreply.svc.invalid>|Agent work`);
+  // The push asked the API for a fresh credential; none was written anywhere in the repository.
+  expect(daemon.api.issued.length).toBeGreaterThan(issuedBefore);
+  const search = spawnSync('grep', ['-rl', '--', daemon.api.issued.at(-1)!, path.join(daemon.workspace, '.git'), daemon.runtimeHome], { encoding: 'utf8' });
+  expect(search.status).toBe(1);
+  expect(search.stdout).toBe('');
+}, 120_000);
