@@ -151,6 +151,9 @@ describe(`sessions across a restart of svc on ${testDialect}`, () => {
       expect((await server.request('DELETE', `${base}/${created.id}`)).status).toBe(204);
       expect(await provider.isAlive(created.id, ref)).toBe(false);
     } finally {
+      for (const session of await server.server.services.db.selectFrom('sessions').select(['id', 'sandbox_ref']).execute()) {
+        await server.server.services.sessions.supervisor.provider.remove(session.id, session.sandbox_ref).catch(() => undefined);
+      }
       await server.server.close();
       await database.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });

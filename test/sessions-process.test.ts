@@ -106,10 +106,10 @@ describe(`sessions on the process provider with the real runtime (${testDialect}
         return '(no sandbox log)';
       }
     };
-    const crs = await until(
+    const crs: Array<{ number: number }> = await until(
       'the agent opened a change request (sandbox log follows)',
-      async () => (await svc.request('GET', `/v1/projects/${project.id}/change-requests`)).body.change_requests,
-      (list: unknown[]) => list.length === 1,
+      async () => (await svc.request('GET', `/v1/projects/${project.id}/change-requests`)).body.change_requests as Array<{ number: number }>,
+      (list: Array<{ number: number }>) => list.length === 1,
     ).catch((error: Error) => {
       throw new Error(`${error.message}\n${sandboxLog()}\nmodel requests: ${model.requests.length}`);
     });
@@ -173,20 +173,20 @@ describe(`sessions on the process provider with the real runtime (${testDialect}
       throw new Error(`${error.message}\n${JSON.stringify(messages)}\n${JSON.stringify(await sessionOf(project, session.id))}\n${sandboxLog()}\n${JSON.stringify(model.requests.map((r) => [r.agentTurn, r.lastUserText]))} remaining ${model.remaining()}`);
     });
     const woken = model.requests.slice(agentTurnsBefore).find((r) => r.agentTurn && r.lastUserText === 'Append a line to hello.txt.');
-    expect(woken).toBeDefined();
+    expect(woken?.lastUserText).toBe('Append a line to hello.txt.');
     // The conversation survived hibernation: the model saw the first prompt again.
     expect(JSON.stringify(woken?.body.messages)).toContain('Add a hello file and open a change request.');
 
     // A person requests changes on the agent's change request: the feedback reaches the agent as a message.
     model.push({ text: 'I will make that change.' });
-    const feedback = await svc.request('POST', `/v1/projects/${project.id}/change-requests/${crs[0].number}/request-changes`, { body: { feedback: 'Please say hello to the world.' } });
+    const feedback = await svc.request('POST', `/v1/projects/${project.id}/change-requests/${crs[0]?.number}/request-changes`, { body: { feedback: 'Please say hello to the world.' } });
     expect(feedback.status).toBe(200);
     const delivered = await until(
       'the feedback reached the agent',
       async () => model.requests.find((r) => r.agentTurn && r.lastUserText.includes('Please say hello to the world.')),
       (request) => request !== undefined,
     );
-    expect(delivered?.lastUserText).toContain(`Changes were requested on change request #${crs[0].number} (Add hello)`);
+    expect(delivered?.lastUserText).toContain(`Changes were requested on change request #${crs[0]?.number} (Add hello)`);
 
     expect((await svc.request('DELETE', `/v1/projects/${project.id}/sessions/${session.id}`)).status).toBe(204);
     expect(fs.existsSync(sandboxDir)).toBe(false);

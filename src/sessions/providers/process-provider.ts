@@ -59,6 +59,31 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** Every descendant of a process, read from /proc (the runtime runs in a process group of its own). */
+function descendants(pid: number): number[] {
+  const found: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    const parent = queue.shift() as number;
+    let children: number[] = [];
+    try {
+      children = fs
+        .readFileSync(`/proc/${parent}/task/${parent}/children`, 'utf8')
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map(Number);
+    } catch {
+      // Gone already, or no /proc (not Linux): the process group covers the rest.
+    }
+    for (const child of children) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
+}
+
 export class ProcessProvider implements SandboxProvider {
   readonly name = 'process' as const;
   readonly isolates = false;
@@ -114,11 +139,21 @@ export class ProcessProvider implements SandboxProvider {
   async stop(sessionId: string): Promise<void> {
     const file = this.readFile(sessionId);
     if (!file || !alive(file.pid)) return;
+    // Read before anything exits: a child whose parent is gone is re-parented and no longer found.
+    const tree = descendants(file.pid);
     signalGroup(file.pid, 'SIGTERM');
     const deadline = Date.now() + STOP_GRACE_MS;
     while (alive(file.pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
-    // Whatever is left of the group (a shell command that ignored SIGTERM) is ended.
+    // Whatever is left (a shell command that ignored SIGTERM, the runtime in its own process group) is ended.
     signalGroup(file.pid, 'SIGKILL');
+    for (const pid of tree) {
+      signalGroup(pid, 'SIGKILL');
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
   }
 
   async remove(sessionId: string): Promise<void> {
