@@ -184,7 +184,7 @@ describe('dashboards in Chromium', () => {
       await context.close();
     }
     expect(found).toEqual([]);
-  });
+  }, 120_000);
 
   it('runs html blocks in a sandbox that cannot reach the page', async () => {
     const { context, page, errors } = await openPage();
