@@ -1,10 +1,20 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two projects: `database` holds every test that talks to SQLite or PostgreSQL (CI runs it once per
+ * database); `unit` holds the rest (schemas, renderers, the git door, the in-sandbox daemon), which run
+ * once. `npm test` runs both.
+ */
+const daemonTests = 'test/daemon-*.test.ts';
+
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', daemonTests], exclude: ['src/db/**'] } },
+      { extends: true, test: { name: 'database', include: ['test/**/*.test.ts', 'src/db/**/*.test.ts'], exclude: [daemonTests] } },
+    ],
   },
 });
