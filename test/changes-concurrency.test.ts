@@ -307,10 +307,17 @@ describe(`crash safety on ${testDialect}`, () => {
       await servers.svc.request('POST', crs(project), { body: { title: 'agent', head_ref: sessionId, session_id: sessionId } });
       expect((await servers.svc.request('POST', `${crs(project)}/1/request-changes`, { body: { feedback: 'Rename the helper.' } })).status).toBe(200);
 
+      // The feedback outlives the restart in the outbox, and the restarted server hands it to the session.
       const svc = await servers.restart();
-      const pending = await svc.server.services.db.selectFrom('feedback_deliveries').selectAll().where('session_id', '=', sessionId).execute();
-      expect(pending).toHaveLength(1);
-      expect(pending[0]).toMatchObject({ text: 'Rename the helper.', status: 'pending', attempts: 0 });
+      const deadline = Date.now() + 20_000;
+      let delivery = await svc.server.services.db.selectFrom('feedback_deliveries').selectAll().where('session_id', '=', sessionId).executeTakeFirstOrThrow();
+      while (delivery.status === 'pending' && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        delivery = await svc.server.services.db.selectFrom('feedback_deliveries').selectAll().where('session_id', '=', sessionId).executeTakeFirstOrThrow();
+      }
+      expect(delivery).toMatchObject({ text: 'Rename the helper.', status: 'delivered', attempts: 1 });
+      const messages = await svc.server.services.db.selectFrom('session_messages').select(['text', 'source']).where('session_id', '=', sessionId).execute();
+      expect(messages).toEqual([{ source: 'feedback', text: expect.stringContaining('Rename the helper.') }]);
       const cr = (await svc.request('GET', `${crs(project)}/1`)).body.change_request;
       expect(cr.metadata.requested_changes).toEqual([{ text: 'Rename the helper.', by: cr.created_by, at: expect.any(String) }]);
     } finally {

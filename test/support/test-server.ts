@@ -108,6 +108,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     server,
     request,
     async close() {
+      // Sandboxes run detached from the server (so a restart finds them); a test server's go with it.
+      const { db, sessions } = server.services;
+      for (const session of await db.selectFrom('sessions').select(['id', 'sandbox_ref']).execute().catch(() => [])) {
+        await sessions.supervisor.provider.remove(session.id, session.sandbox_ref).catch(() => undefined);
+      }
       await server.close();
       await database.drop();
       if (!options.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
