@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Two projects: `database` holds every test that talks to SQLite or PostgreSQL (CI runs it once per
- * database); `unit` holds the rest (schemas, renderers, the git door, the in-sandbox daemon), which run
+ * database); `unit` holds the rest (schemas, renderers, the git door, the in-sandbox daemon, SQLite's own checkpointer and group commit), which run
  * once. `npm test` runs both.
  */
 const daemonTests = 'test/daemon-*.test.ts';
@@ -13,8 +13,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', daemonTests], exclude: ['src/db/**'] } },
-      { extends: true, test: { name: 'database', include: ['test/**/*.test.ts', 'src/db/**/*.test.ts'], exclude: [daemonTests] } },
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', daemonTests] } },
+      { extends: true, test: { name: 'database', include: ['test/**/*.test.ts'], exclude: [daemonTests] } },
     ],
   },
 });
