@@ -9,7 +9,8 @@ import { defineConfig } from 'vitest/config';
  * repeats an order), so a test that needs another to run first fails here rather than by chance in CI.
  * dist/ is built before any test runs, so tests that spawn the bin/ programs never run a stale build.
  */
-const daemonTests = 'test/daemon-*.test.ts';
+/** Tests under test/ that need no database: the in-sandbox daemon, and the import boundaries. */
+const testsWithoutDatabase = ['test/daemon-*.test.ts', 'test/import-boundaries.test.ts'];
 
 export default defineConfig({
   test: {
@@ -19,8 +20,8 @@ export default defineConfig({
     globalSetup: ['test/support/build-once.ts'],
     sequence: { shuffle: { files: true, tests: true } },
     projects: [
-      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', daemonTests] } },
-      { extends: true, test: { name: 'database', include: ['test/**/*.test.ts'], exclude: [daemonTests] } },
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', ...testsWithoutDatabase] } },
+      { extends: true, test: { name: 'database', include: ['test/**/*.test.ts'], exclude: testsWithoutDatabase } },
     ],
   },
 });
