@@ -10,6 +10,7 @@ import { provisionProjectRepository, removeProjectRepository } from '../git/proj
 import { newId } from '../ids.js';
 import { forgetCachedPrincipals } from './principal.js';
 import { loadProjectFor, requireCapability, requireUserToken, type ProjectRow } from './access.js';
+import { inTransaction } from '../db/in-transaction.js';
 
 export interface CreateProjectInput {
   name: string;
@@ -60,7 +61,7 @@ export async function createProject(ctx: ActorContext, input: CreateProjectInput
   // The repository exists before the row does, so a visible project always has one; a failed insert removes it.
   await provisionProjectRepository(ctx, project);
   try {
-    await ctx.db.transaction().execute(async (trx) => {
+    await inTransaction(ctx, async ({ db: trx }) => {
       await trx.insertInto('projects').values(project).execute();
       if (!ctx.actor.isAdmin) {
         await trx.insertInto('project_members').values({ project_id: project.id, user_id: ctx.actor.userId, role: 'admin', created_at: now }).execute();

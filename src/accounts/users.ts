@@ -11,6 +11,7 @@ import { hashPassword } from './passwords.js';
 import { forgetCachedPrincipals } from './principal.js';
 import { generateToken, hashToken } from './token-secrets.js';
 import { findUser, loadUserFor, type UserRow } from './user-lookup.js';
+import { inTransaction } from '../db/in-transaction.js';
 
 export interface CreateUserInput {
   name: string;
@@ -48,7 +49,7 @@ export async function createUser(ctx: ActorContext, input: CreateUserInput): Pro
   const user: UserSummary = { id: newId(), name: input.name, admin: input.admin ?? false, disabled: false, created_at: now };
   const token = generateToken('user');
   try {
-    await ctx.db.transaction().execute(async (trx) => {
+    await inTransaction(ctx, async ({ db: trx }) => {
       await trx
         .insertInto('users')
         .values({

@@ -12,6 +12,7 @@ import { loadProjectForChangeRequests } from './change-request-access.js';
 import type { ChangeRequestRow } from './change-request-row.js';
 import { readBranchesForWrite } from './live-branches.js';
 import { assertNoIssues, branchIssues, descriptionIssues, shortBranchName, titleIssues } from './input-rules.js';
+import { inTransaction } from '../db/in-transaction.js';
 
 export interface CreateChangeRequestInput {
   projectId: string;
@@ -71,7 +72,7 @@ export async function createChangeRequest(ctx: ActorContext, input: CreateChange
     updated_at: now,
   };
   try {
-    const number = await ctx.db.transaction().execute(async (trx) => {
+    const number = await inTransaction(ctx, async ({ db: trx }) => {
       const next = await takeNextNumber(trx, project.id);
       await trx
         .insertInto('change_requests')

@@ -7,6 +7,7 @@ import type { ChangeRequestMetadata, ChangeRequestRow, RequestedChange } from '.
 import { findChangeRequest } from './find-change-request.js';
 import { presentableChangeRequest, type ChangeRequestLocator } from './get-change-request.js';
 import { MAX_FEEDBACK_ENTRIES, MAX_FEEDBACK_LENGTH, MAX_FEEDBACK_TOTAL_LENGTH } from './input-rules.js';
+import { inTransaction } from '../db/in-transaction.js';
 
 export interface RequestChangesInput extends ChangeRequestLocator {
   feedback: string;
@@ -29,7 +30,7 @@ export async function requestChanges(ctx: ActorContext, input: RequestChangesInp
   const found = await findChangeRequest(ctx, project, input.crRef);
   const entry: RequestedChange = { text, by: ctx.actor.userId, at: nowIso() };
 
-  const updated = await ctx.db.transaction().execute(async (trx) => {
+  const updated = await inTransaction(ctx, async ({ db: trx }) => {
     let query = trx.selectFrom('change_requests').selectAll().where('id', '=', found.id);
     // Concurrent feedback on PostgreSQL appends in turn instead of one overwriting the other's entry.
     if (ctx.dialect === 'postgres') query = query.forUpdate();

@@ -17,8 +17,11 @@ interface WithDatabase {
 /** The work waiting for each open outermost transaction to commit. */
 const pendingAfterCommit = new WeakMap<Kysely<Database>, Array<() => void>>();
 
-export async function inTransaction<Ctx extends WithDatabase, T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>): Promise<T> {
-  if (ctx.db.isTransaction) return work(ctx);
+/** `ctx`, with its database being a transaction: what the work of inTransaction is given. */
+export type InTransaction<Ctx extends WithDatabase> = Omit<Ctx, 'db'> & { db: Transaction<Database> };
+
+export async function inTransaction<Ctx extends WithDatabase, T>(ctx: Ctx, work: (tx: InTransaction<Ctx>) => Promise<T>): Promise<T> {
+  if (ctx.db.isTransaction) return work(ctx as unknown as InTransaction<Ctx>);
   const afterCommit: Array<() => void> = [];
   const result = await ctx.db.transaction().execute((trx: Transaction<Database>) => {
     pendingAfterCommit.set(trx, afterCommit);

@@ -12,6 +12,7 @@ import { loadProjectForSessions } from './session-access.js';
 import type { SessionRow } from './session-row.js';
 import { sessionsOf } from './session-services.js';
 import { cliTokenOf, sandboxTokenOf } from './session-tokens.js';
+import { inTransaction } from '../db/in-transaction.js';
 
 export interface CreateSessionInput {
   projectId: string;
@@ -81,7 +82,7 @@ export async function createSession(ctx: ActorContext, input: CreateSessionInput
   // nobody uses, named by an id nobody holds; it is removed right away.
   await repo.compareAndSwapBranch(session.branch, baseSha, ZERO_SHA, { builtOnOldSha: true });
   try {
-    await ctx.db.transaction().execute(async (trx) => {
+    await inTransaction(ctx, async ({ db: trx }) => {
       if (ctx.dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${`svc sessions ${project.account_id}`}))`.execute(trx);
       await trx.insertInto('sessions').values(session).execute();
       await assertUnderSessionCap(trx, project.account_id, ctx.config.sessions.maxSessions);

@@ -8,6 +8,7 @@ import { loadSession } from './session-access.js';
 import type { SessionRow } from './session-row.js';
 import { sessionsOf } from './session-services.js';
 import { reloadSession } from './session-status.js';
+import { inTransaction } from '../db/in-transaction.js';
 
 /** POST …/resume: a stopped or failed session boots again; a running one is left as it is (contract §6). */
 export async function resumeSession(ctx: ActorContext, projectId: string, sessionId: string): Promise<SessionRow> {
@@ -25,7 +26,7 @@ export async function resumeSession(ctx: ActorContext, projectId: string, sessio
  */
 export async function wake(services: Services, project: ProjectRow, session: SessionRow): Promise<void> {
   const at = nowIso();
-  const moved = await services.db.transaction().execute(async (trx) => {
+  const moved = await inTransaction(services, async ({ db: trx }) => {
     if (services.dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${`svc sessions ${project.account_id}`}))`.execute(trx);
     const updated = await trx
       .updateTable('sessions')

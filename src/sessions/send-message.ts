@@ -8,6 +8,7 @@ import { wake } from './resume-session.js';
 import { loadSession } from './session-access.js';
 import type { SessionRow } from './session-row.js';
 import { reloadSession } from './session-status.js';
+import { inTransaction } from '../db/in-transaction.js';
 
 export const MAX_MESSAGE_LENGTH = 256 * 1024;
 
@@ -30,7 +31,7 @@ export async function queueMessage(services: Services, project: ProjectRow, sess
     throw new AppError('CONFLICT', `Session ${session.id} was deleted, so it takes no more messages; start a new session.`);
   }
   const now = nowIso();
-  await services.db.transaction().execute(async (trx) => {
+  await inTransaction(services, async ({ db: trx }) => {
     const last = await trx.selectFrom('session_messages').select((eb) => eb.fn.max<number>('seq').as('seq')).where('session_id', '=', session.id).executeTakeFirst();
     await trx
       .insertInto('session_messages')
