@@ -1,7 +1,7 @@
 import type { ActorContext } from '../context.js';
 import { isUniqueViolation } from '../db/database.js';
 import { nowIso } from '../db/values.js';
-import { AppError, notFound, validationFailed } from '../errors.js';
+import { AppError, nameTaken, notFound, validationFailed } from '../errors.js';
 import { remoteKind } from '../git/arguments.js';
 import { assertDefaultBranchExists } from '../git/default-branch-choice.js';
 import { InvalidGitArgumentError } from '../git/errors.js';
@@ -70,7 +70,7 @@ export async function createProject(ctx: ActorContext, input: CreateProjectInput
   } catch (error) {
     await removeProjectRepository(ctx, project);
     if (isUniqueViolation(error)) {
-      throw new AppError('CONFLICT', `A project with the slug "${project.slug}" already exists; choose another slug.`);
+      throw nameTaken(`A project with the slug "${project.slug}" already exists; choose another slug.`);
     }
     throw error;
   }

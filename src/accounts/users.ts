@@ -2,7 +2,7 @@ import type { ActorContext } from '../context.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { ProjectRole } from '../db/schema.js';
 import { nowIso, readBool } from '../db/values.js';
-import { AppError, notFound } from '../errors.js';
+import { conflict, nameTaken, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { endWebSessionsOf } from '../web/web-sessions.js';
 import { loadProjectFor, requireAdmin } from './access.js';
@@ -78,7 +78,7 @@ export async function createUser(ctx: ActorContext, input: CreateUserInput): Pro
         .execute();
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError('CONFLICT', `A user named "${user.name}" already exists.`);
+    if (isUniqueViolation(error)) throw nameTaken(`A user named "${user.name}" already exists.`);
     throw error;
   }
   return { user, token };
@@ -98,7 +98,7 @@ export async function listUsers(ctx: ActorContext): Promise<UserSummary[]> {
 export async function disableUser(ctx: ActorContext, userRef: string): Promise<UserSummary> {
   requireAdmin(ctx, 'disable users');
   const user = await loadUserFor(ctx, userRef, 'disable users');
-  if (user.id === ctx.actor.userId) throw new AppError('CONFLICT', 'You cannot disable yourself; another administrator can.');
+  if (user.id === ctx.actor.userId) throw conflict('You cannot disable yourself; another administrator can.');
   const disabledAt = user.disabled_at ?? nowIso();
   await ctx.db.updateTable('users').set({ disabled_at: disabledAt }).where('id', '=', user.id).execute();
   await endWebSessionsOf(ctx.db, user.id);

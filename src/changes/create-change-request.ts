@@ -4,7 +4,7 @@ import type { ActorContext } from '../context.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { nowIso } from '../db/values.js';
-import { AppError, conflict } from '../errors.js';
+import { AppError, crAlreadyOpen } from '../errors.js';
 import { countAhead } from '../git/index.js';
 import { openProjectRepository, type ProjectRepository } from '../git/project-repository.js';
 import { newId } from '../ids.js';
@@ -165,7 +165,7 @@ async function alreadyOpen(ctx: ActorContext, project: ProjectRow, headRef: stri
     .where('status', '=', 'open')
     .executeTakeFirst();
   if (!existing) return error;
-  return conflict(
+  return crAlreadyOpen(
     `Change request #${existing.number} is already open for ${headRef} → ${baseRef}; new pushes to ${headRef} appear in it, so there is no need for another (see svc cr show ${existing.number}).`,
     { cr_id: existing.id, number: existing.number },
   );

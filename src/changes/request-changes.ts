@@ -1,6 +1,6 @@
 import type { ActorContext } from '../context.js';
 import { nowIso, readJson } from '../db/values.js';
-import { AppError, conflict, notFound } from '../errors.js';
+import { AppError, crWrongStatus, feedbackFull, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { loadProjectForChangeRequests } from './change-request-access.js';
 import type { ChangeRequestMetadata, ChangeRequestRow, RequestedChange } from './change-request-row.js';
@@ -37,7 +37,7 @@ export async function requestChanges(ctx: ActorContext, input: RequestChangesInp
     const row = await query.executeTakeFirst();
     if (!row) throw notFound('change request', input.crRef);
     if (row.status !== 'open') {
-      throw conflict(`Change request #${row.number} is ${row.status}; changes can be requested only on an open CR.`);
+      throw crWrongStatus(`Change request #${row.number} is ${row.status}; changes can be requested only on an open CR.`);
     }
     const metadata = readJson<ChangeRequestMetadata>(row.metadata, {});
     const requested = Array.isArray(metadata.requested_changes) ? metadata.requested_changes : [];
@@ -71,14 +71,14 @@ export async function requestChanges(ctx: ActorContext, input: RequestChangesInp
 /** 409 once a CR holds as much feedback as it keeps: the advice then is a new CR, not a longer thread. */
 function assertRoomForFeedback(row: ChangeRequestRow, requested: RequestedChange[], text: string): void {
   if (requested.length >= MAX_FEEDBACK_ENTRIES) {
-    throw conflict(
+    throw feedbackFull(
       `Change request #${row.number} already holds ${requested.length} requested changes, the most one CR keeps (${MAX_FEEDBACK_ENTRIES}); ` +
         'close it and open a new CR for the remaining work, or gather the feedback into fewer, longer entries.',
     );
   }
   const held = requested.reduce((sum, entry) => sum + (typeof entry.text === 'string' ? entry.text.length : 0), 0);
   if (held + text.length > MAX_FEEDBACK_TOTAL_LENGTH) {
-    throw conflict(
+    throw feedbackFull(
       `Change request #${row.number} already holds ${held} characters of requested changes; with this ${text.length}-character feedback it would exceed the ${MAX_FEEDBACK_TOTAL_LENGTH} one CR keeps. ` +
         'Send shorter feedback, or close it and open a new CR for the remaining work.',
     );

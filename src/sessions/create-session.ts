@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { ActorContext } from '../context.js';
 import { nowIso } from '../db/values.js';
-import { AppError } from '../errors.js';
+import { AppError, repositoryEmpty } from '../errors.js';
 import { listBranchTips } from '../git/index.js';
 import { openProjectRepository } from '../git/project-repository.js';
 import { hashToken } from '../accounts/token-secrets.js';
@@ -43,7 +43,7 @@ export async function createSession(ctx: ActorContext, input: CreateSessionInput
   const baseSha = tips.get(baseRef);
   if (!baseSha) {
     if (tips.size === 0) {
-      throw new AppError('CONFLICT', `The repository of project ${project.slug} has no commits yet, so there is nothing to branch from; push a first commit to ${project.default_branch}.`);
+      throw repositoryEmpty(`The repository of project ${project.slug} has no commits yet, so there is nothing to branch from; push a first commit to ${project.default_branch}.`);
     }
     const known = [...tips.keys()].sort().slice(0, 10).join(', ');
     throw new AppError('VALIDATION_FAILED', `base_ref ${JSON.stringify(baseRef)} is not a branch of the repository; branches include: ${known}.`, {

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { ProjectRow } from '../accounts/access.js';
 import type { ActorContext, Services } from '../context.js';
 import { nowIso } from '../db/values.js';
-import { AppError } from '../errors.js';
+import { sessionDeleted } from '../errors.js';
 import { assertUnderSessionCap } from './session-cap.js';
 import { loadSession } from './session-access.js';
 import type { SessionRow } from './session-row.js';
@@ -14,7 +14,7 @@ import { inTransaction } from '../db/in-transaction.js';
 export async function resumeSession(ctx: ActorContext, projectId: string, sessionId: string): Promise<SessionRow> {
   const { project, session } = await loadSession(ctx, projectId, sessionId, 'write');
   if (session.status === 'running' || session.status === 'provisioning') return session;
-  if (session.sandbox_state === 'archived') throw new AppError('CONFLICT', `Session ${session.id} was deleted; start a new session.`);
+  if (session.sandbox_state === 'archived') throw sessionDeleted(`Session ${session.id} was deleted; start a new session.`);
   await wake(ctx, project, session);
   return reloadSession(ctx, session.id);
 }

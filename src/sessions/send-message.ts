@@ -1,7 +1,7 @@
 import type { ProjectRow } from '../accounts/access.js';
 import type { ActorContext, Services } from '../context.js';
 import { nowIso } from '../db/values.js';
-import { AppError } from '../errors.js';
+import { AppError, sessionDeleted } from '../errors.js';
 import { newId } from '../ids.js';
 import { deliverPendingMessages } from './message-delivery.js';
 import { wake } from './resume-session.js';
@@ -28,7 +28,7 @@ export async function sendMessage(ctx: ActorContext, projectId: string, sessionI
 /** Queues a message and makes sure it gets there: shared by people's messages, CR feedback and trigger re-prompts. */
 export async function queueMessage(services: Services, project: ProjectRow, session: SessionRow, text: string, source: 'api' | 'feedback' | 'trigger'): Promise<void> {
   if (session.sandbox_state === 'archived') {
-    throw new AppError('CONFLICT', `Session ${session.id} was deleted, so it takes no more messages; start a new session.`);
+    throw sessionDeleted(`Session ${session.id} was deleted, so it takes no more messages; start a new session.`);
   }
   const now = nowIso();
   await inTransaction(services, async ({ db: trx }) => {
