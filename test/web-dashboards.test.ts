@@ -72,7 +72,14 @@ function expectNoInjectedMarkup(html: string): void {
   expect(html).not.toMatch(/<script>alert|<img src=x|<svg onload|<iframe src=javascript|<b onmouseover/i);
 }
 
+/** Published once for the file: several tests read its page, in whatever order they run. */
+const allKinds = { slug: 'all-kinds', title: 'All kinds', sections: [{ title: 'Everything', blocks: BLOCK_KINDS.map((kind) => validBlocks[kind]) }] };
+
 describe(`dashboard pages on ${testDialect}`, () => {
+  beforeAll(async () => {
+    await publish(allKinds);
+  });
+
   it('lists dashboards grouped by group, in groupOrder, then order, then title', async () => {
     const fresh = await startTestServer();
     try {
@@ -117,7 +124,6 @@ describe(`dashboard pages on ${testDialect}`, () => {
   });
 
   it('renders every block kind of a dashboard on the server', async () => {
-    await publish({ slug: 'all-kinds', title: 'All kinds', sections: [{ title: 'Everything', blocks: BLOCK_KINDS.map((kind) => validBlocks[kind]) }] });
     const response = await get('/d/all-kinds');
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
