@@ -91,7 +91,7 @@ describe(`web sign-in on ${testDialect}`, () => {
 
     // Only the hash of the cookie is stored.
     const secret = cookie.slice('svc_session='.length);
-    const rows = await svc.server.services.db.selectFrom('web_sessions').select(['id_hash', 'expires_at']).execute();
+    const rows = await svc.server.services.db.selectFrom('sign_ins').select(['id_hash', 'expires_at']).execute();
     expect(rows.some((row) => row.id_hash === hashToken(secret))).toBe(true);
     expect(rows.some((row) => row.id_hash === secret)).toBe(false);
     const expiry = rows.find((row) => row.id_hash === hashToken(secret))?.expires_at ?? '';
@@ -239,7 +239,7 @@ describe(`web sign-in on ${testDialect}`, () => {
     const expiredSecret = 'expired-session-secret-value';
     const admin = await svc.server.services.db.selectFrom('users').select(['id', 'account_id']).where('name', '=', 'admin').executeTakeFirstOrThrow();
     await svc.server.services.db
-      .insertInto('web_sessions')
+      .insertInto('sign_ins')
       .values({ id_hash: hashToken(expiredSecret), user_id: admin.id, account_id: admin.account_id, created_at: '2020-01-01T00:00:00.000Z', expires_at: '2020-02-01T00:00:00.000Z' })
       .execute();
     const expired = await page('/d', { cookie: `svc_session=${expiredSecret}` });

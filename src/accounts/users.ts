@@ -4,7 +4,7 @@ import type { ProjectRole } from '../db/schema.js';
 import { nowIso, readBool } from '../db/values.js';
 import { conflict, nameTaken, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { endWebSessionsOf } from '../web/web-sessions.js';
+import { endSignInsOf } from './sign-ins.js';
 import { loadProjectFor, requireAdmin } from './access.js';
 import { CAPABILITIES } from './capabilities.js';
 import { hashPassword } from './passwords.js';
@@ -92,7 +92,7 @@ export async function listUsers(ctx: ActorContext): Promise<UserSummary[]> {
 
 /**
  * Disabling a user ends their access at once: every token of theirs (user tokens and the project tokens
- * they created) stops working and every web session ends. Nothing is deleted, so enabling them restores
+ * they created) stops working and every browser sign-in ends. Nothing is deleted, so enabling them restores
  * their tokens. An administrator cannot disable themselves: the account would be left without them.
  */
 export async function disableUser(ctx: ActorContext, userRef: string): Promise<UserSummary> {
@@ -101,7 +101,7 @@ export async function disableUser(ctx: ActorContext, userRef: string): Promise<U
   if (user.id === ctx.actor.userId) throw conflict('You cannot disable yourself; another administrator can.');
   const disabledAt = user.disabled_at ?? nowIso();
   await ctx.db.updateTable('users').set({ disabled_at: disabledAt }).where('id', '=', user.id).execute();
-  await endWebSessionsOf(ctx.db, user.id);
+  await endSignInsOf(ctx.db, user.id);
   forgetCachedPrincipals(ctx.db);
   return presentUser({ ...user, disabled_at: disabledAt });
 }
@@ -114,9 +114,9 @@ export async function enableUser(ctx: ActorContext, userRef: string): Promise<Us
 }
 
 /** Signs a user out of every browser: themselves, or anyone for an administrator. */
-export async function endUserWebSessions(ctx: ActorContext, userRef: string): Promise<number> {
+export async function endUserSignIns(ctx: ActorContext, userRef: string): Promise<number> {
   const user = await loadUserFor(ctx, userRef, 'end another user’s web sessions');
-  return endWebSessionsOf(ctx.db, user.id);
+  return endSignInsOf(ctx.db, user.id);
 }
 
 /** Members are project settings: managed by holders of project.admin on the project. */

@@ -22,7 +22,7 @@ export interface UsersTable {
   password_hash: string | null;
   is_admin: Bool;
   created_at: Timestamp;
-  /** Set by an administrator: every token and web session of the user stops working. */
+  /** Set by an administrator: every token and browser sign-in of the user stops working. */
   disabled_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
@@ -100,7 +100,7 @@ export interface DashboardVersionsTable {
   created_at: Timestamp;
 }
 
-export interface WebSessionsTable {
+export interface SignInsTable {
   id_hash: string;
   user_id: string;
   account_id: string;
@@ -232,7 +232,7 @@ export interface Database {
   secrets: SecretsTable;
   dashboards: DashboardsTable;
   dashboard_versions: DashboardVersionsTable;
-  web_sessions: WebSessionsTable;
+  sign_ins: SignInsTable;
   sessions: SessionsTable;
   change_request_counters: ChangeRequestCountersTable;
   change_requests: ChangeRequestsTable;

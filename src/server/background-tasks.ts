@@ -9,8 +9,8 @@ import { feedbackDeliveryTask } from '../sessions/feedback-delivery.js';
 import { idleSweepTask } from '../sessions/idle-sweep.js';
 import { messageDeliveryTask } from '../sessions/message-delivery.js';
 import { recoverSandboxesTask } from '../sessions/recover-sandboxes.js';
-import { expiredWebSessionsSweep } from '../web/web-sessions.js';
+import { expiredSignInsSweep } from '../accounts/sign-ins.js';
 
 export function backgroundTasks(config: Config): BackgroundTask[] {
-  return [expiredWebSessionsSweep, mergeIntentSweep(config.mergeHeartbeatTimeoutMs), idleSweepTask(config.sessions.sweepIntervalMs), messageDeliveryTask, feedbackDeliveryTask, recoverSandboxesTask];
+  return [expiredSignInsSweep, mergeIntentSweep(config.mergeHeartbeatTimeoutMs), idleSweepTask(config.sessions.sweepIntervalMs), messageDeliveryTask, feedbackDeliveryTask, recoverSandboxesTask];
 }

@@ -10,7 +10,7 @@ import { checkToken, type Principal, type TokenRefusal } from '../accounts/princ
 import type { TokenKind } from '../accounts/token-secrets.js';
 import type { ActorContext, Services } from '../context.js';
 import { AppError } from '../errors.js';
-import { SESSION_COOKIE, findWebSession } from '../web/web-sessions.js';
+import { SIGN_IN_COOKIE, findSignIn } from '../accounts/sign-ins.js';
 
 export type CredentialSource = 'bearer' | 'basic' | 'cookie';
 
@@ -76,7 +76,7 @@ export function presentedCredential(request: FastifyRequest, surface: Surface): 
     return { malformed: `The Authorization header must be ${forms.join(' or ')}.` };
   }
   if (surface.sources.includes('cookie')) {
-    const secret = (request as FastifyRequest & { cookies?: Record<string, string | undefined> }).cookies?.[SESSION_COOKIE];
+    const secret = (request as FastifyRequest & { cookies?: Record<string, string | undefined> }).cookies?.[SIGN_IN_COOKIE];
     if (secret) return { source: 'cookie', secret };
   }
   return null;
@@ -124,7 +124,7 @@ export async function actorFor(services: Services, request: FastifyRequest, surf
   if ('malformed' in presented) throw unauthenticated(presented.malformed);
   if (presented.secret.trim() === '') throw unauthenticated(refusals.empty(surface));
   if (presented.source === 'cookie') {
-    const principal = await findWebSession(services.db, presented.secret);
+    const principal = await findSignIn(services.db, presented.secret);
     if (!principal) throw unauthenticated(refusals.sessionEnded());
     return { ...services, actor: principal };
   }

@@ -14,7 +14,7 @@ import { AppError } from '../errors.js';
 import { originOf, safeNextPath } from './http-helpers.js';
 import type { LoginThrottle, Refusal } from './login-throttle.js';
 import { renderPage } from './layout.js';
-import { SESSION_COOKIE, SESSION_LIFETIME_SECONDS, createWebSession, deleteWebSession, findWebSession } from './web-sessions.js';
+import { SIGN_IN_COOKIE, SIGN_IN_LIFETIME_SECONDS, createSignIn, deleteSignIn, findSignIn } from '../accounts/sign-ins.js';
 import { sendPage } from './send-page.js';
 
 /** A well-formed scrypt hash of a random password: failed look-ups cost as much as wrong passwords. */
@@ -97,7 +97,7 @@ function refusalMessage(refusal: Refusal): string {
 }
 
 function setSessionCookie(reply: FastifyReply, secret: string, secure: boolean): void {
-  reply.setCookie(SESSION_COOKIE, secret, { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: SESSION_LIFETIME_SECONDS });
+  reply.setCookie(SIGN_IN_COOKIE, secret, { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: SIGN_IN_LIFETIME_SECONDS });
 }
 
 export function loginRoutes(app: FastifyInstance, services: Services, throttle: LoginThrottle): void {
@@ -106,8 +106,8 @@ export function loginRoutes(app: FastifyInstance, services: Services, throttle: 
   app.get('/login', { schema: { hide: true } }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const next = safeNextPath(query.next);
-    const secret = request.cookies[SESSION_COOKIE];
-    if (secret && (await findWebSession(services.db, secret))) return reply.redirect(next, 303);
+    const secret = request.cookies[SIGN_IN_COOKIE];
+    if (secret && (await findSignIn(services.db, secret))) return reply.redirect(next, 303);
     return sendPage(reply, 200, renderLoginPage({ name: '', next }));
   });
 
@@ -141,16 +141,16 @@ export function loginRoutes(app: FastifyInstance, services: Services, throttle: 
       }
     }
     await throttle.succeeded(throttled, request.ip);
-    const session = await createWebSession(services.db, user);
+    const session = await createSignIn(services.db, user);
     setSessionCookie(reply, session.secret, secureCookies());
     return reply.header('cache-control', 'no-store').redirect(next, 303);
   });
 
   app.post('/logout', { schema: { hide: true } }, async (request, reply) => {
     requireSameOrigin(request, services.config.baseUrl);
-    const secret = request.cookies[SESSION_COOKIE];
-    if (secret) await deleteWebSession(services.db, secret);
-    reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies() });
+    const secret = request.cookies[SIGN_IN_COOKIE];
+    if (secret) await deleteSignIn(services.db, secret);
+    reply.clearCookie(SIGN_IN_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies() });
     return reply.header('cache-control', 'no-store').redirect('/login', 303);
   });
 }

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ActorContext, Services } from '../context.js';
 import { AppError } from '../errors.js';
 import { PAGES_SURFACE, actorFor } from '../server/credentials.js';
-import { SESSION_COOKIE } from './web-sessions.js';
+import { SIGN_IN_COOKIE } from '../accounts/sign-ins.js';
 
 /**
  * The request's actor, or null when it carries no credentials that still work: a browser whose cookie no
@@ -25,6 +25,6 @@ export function redirectToLogin(request: FastifyRequest, reply: FastifyReply): F
   const next = request.url;
   const location = next === '/' || next === '/d' ? '/login' : `/login?next=${encodeURIComponent(next)}`;
   // A cookie that no longer opens a session is cleared so the browser stops sending it.
-  if (request.cookies[SESSION_COOKIE]) reply.clearCookie(SESSION_COOKIE, { path: '/' });
+  if (request.cookies[SIGN_IN_COOKIE]) reply.clearCookie(SIGN_IN_COOKIE, { path: '/' });
   return reply.header('cache-control', 'no-store').redirect(location, 302);
 }

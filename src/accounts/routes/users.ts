@@ -9,7 +9,7 @@ import {
   createUser,
   disableUser,
   enableUser,
-  endUserWebSessions,
+  endUserSignIns,
   listProjectMembers,
   listUsers,
   putProjectMember,
@@ -69,7 +69,7 @@ export function userRoutes(app: FastifyInstance, services: Services): void {
       config: PEOPLE_ONLY,
       schema: {
         tags,
-        summary: 'Disable a user (administrators): every token and web session of theirs stops working at once',
+        summary: 'Disable a user (administrators): every token and browser sign-in of theirs stops working at once',
         params: UserParams,
         response: { 200: Type.Object({ user: User }), ...errorResponses(400, 401, 403, 404, 409) },
       },
@@ -105,7 +105,7 @@ export function userRoutes(app: FastifyInstance, services: Services): void {
     },
     async (request) => {
       const ctx = await authenticate(services, request);
-      return { ended: await endUserWebSessions(ctx, request.params.user) };
+      return { ended: await endUserSignIns(ctx, request.params.user) };
     },
   );
 

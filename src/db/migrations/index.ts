@@ -9,6 +9,7 @@ import { dashboardOwners } from './0006-dashboard-owners.js';
 import { taskLeases } from './0007-task-leases.js';
 import { sessions } from './0008-sessions.js';
 import { mergeIntentHeartbeat } from './0005-merge-intent-heartbeat.js';
+import { signIns } from './0013-sign-ins.js';
 
 /**
  * Migrations are code, not files read at run time, so they ship inside the build. Names sort in order;
@@ -23,6 +24,7 @@ const migrations: Record<string, MigrationFactory> = {
   '0007_task_leases': taskLeases,
   '0008_sessions': sessions,
   '0005_merge_intent_heartbeat': mergeIntentHeartbeat,
+  '0013_sign_ins': signIns,
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

@@ -1,0 +1,79 @@
+/**
+ * Browser sign-ins (not to be confused with agent sessions): a random id in an HttpOnly cookie, of which
+ * only the SHA-256 hash is stored in `sign_ins` (a stolen table opens no sign-in). A sign-in acts as its
+ * user, like a user token.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { CAPABILITIES } from './capabilities.js';
+import type { Principal } from './principal.js';
+import type { BackgroundTask } from '../background/task-runner.js';
+import { digestsEqual, hashToken } from './token-secrets.js';
+import type { Database } from '../db/schema.js';
+import { readBool } from '../db/values.js';
+
+export const SIGN_IN_COOKIE = 'svc_session';
+export const SIGN_IN_LIFETIME_SECONDS = 30 * 24 * 60 * 60;
+
+export interface NewSignIn {
+  /** The cookie value, known only to the browser after this. */
+  secret: string;
+  expiresAt: Date;
+}
+
+export async function createSignIn(db: Kysely<Database>, user: { id: string; accountId: string }, now = new Date()): Promise<NewSignIn> {
+  const secret = randomBytes(32).toString('base64url');
+  const expiresAt = new Date(now.getTime() + SIGN_IN_LIFETIME_SECONDS * 1000);
+  await db
+    .insertInto('sign_ins')
+    .values({ id_hash: hashToken(secret), user_id: user.id, account_id: user.accountId, created_at: now.toISOString(), expires_at: expiresAt.toISOString() })
+    .execute();
+  return { secret, expiresAt };
+}
+
+/** Forgets sign-ins that have run out, on one replica at a time (findSignIn already refuses them). */
+export const expiredSignInsSweep: BackgroundTask = {
+  name: 'expired-sign-ins',
+  runsOn: 'one-replica',
+  intervalMs: 60 * 60 * 1000,
+  async run({ services, now }) {
+    await services.db.deleteFrom('sign_ins').where('expires_at', '<', now.toISOString()).execute();
+  },
+};
+
+/** The principal of a live sign-in, or null for an unknown, forged or expired cookie. */
+export async function findSignIn(db: Kysely<Database>, secret: string): Promise<Principal | null> {
+  if (secret.length === 0 || secret.length > 128) return null;
+  const digest = hashToken(secret);
+  const row = await db
+    .selectFrom('sign_ins')
+    .innerJoin('users', 'users.id', 'sign_ins.user_id')
+    .select(['sign_ins.id_hash', 'sign_ins.user_id', 'sign_ins.account_id', 'sign_ins.expires_at', 'users.is_admin'])
+    .where('sign_ins.id_hash', '=', digest)
+    .where('users.disabled_at', 'is', null)
+    .executeTakeFirst();
+  if (!row || !digestsEqual(row.id_hash, digest)) return null;
+  if (Date.parse(row.expires_at) <= Date.now()) return null;
+  return {
+    kind: 'user',
+    tokenId: `sign-in:${digest.slice(0, 16)}`,
+    accountId: row.account_id,
+    userId: row.user_id,
+    isAdmin: readBool(row.is_admin),
+    projectId: null,
+    capabilities: CAPABILITIES,
+    sessionId: null,
+    pushRef: null,
+  };
+}
+
+/** Ends every sign-in of a user (signed out everywhere); returns how many there were. */
+export async function endSignInsOf(db: Kysely<Database>, userId: string): Promise<number> {
+  const result = await db.deleteFrom('sign_ins').where('user_id', '=', userId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export async function deleteSignIn(db: Kysely<Database>, secret: string): Promise<void> {
+  if (secret.length === 0 || secret.length > 128) return;
+  await db.deleteFrom('sign_ins').where('id_hash', '=', hashToken(secret)).execute();
+}
