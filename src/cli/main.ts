@@ -1,4 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError } from 'commander';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { registerCr } from './cr/index.js';
 import { registerDashboard } from './dashboard.js';
 import { CliError, processDeps } from './deps.js';
@@ -12,6 +15,7 @@ import { registerToken } from './token.js';
 export function buildProgram(): Command {
   const program = new Command('svc')
     .description('svc: control plane for coding agents (sessions, change requests, triggers, dashboards)')
+    .version(packageVersion(), '-V, --version', 'print the version of svc')
     .showHelpAfterError('(run svc --help for usage)')
     .exitOverride();
   const deps = processDeps;
@@ -28,6 +32,11 @@ export function buildProgram(): Command {
     for (const sub of command.commands) sub.exitOverride();
   }
   return program;
+}
+
+function packageVersion(): string {
+  const manifest = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
+  return manifest.version;
 }
 
 // A reader that stops early (`svc dashboard ls | head -1`) closes the pipe: it has what it wanted, so
