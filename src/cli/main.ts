@@ -16,6 +16,8 @@ export function buildProgram(): Command {
   const program = new Command('svc')
     .description('svc: control plane for coding agents (sessions, change requests, triggers, dashboards)')
     .version(packageVersion(), '-V, --version', 'print the version of svc')
+    // `svc --version` is the program's; `svc dashboard show x --version 2` stays the subcommand's own option.
+    .enablePositionalOptions()
     .showHelpAfterError('(run svc --help for usage)')
     .exitOverride();
   const deps = processDeps;

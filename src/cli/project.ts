@@ -26,6 +26,7 @@ export async function runProjectCreate(options: ProjectCreateOptions, deps: CliD
   const client = new ApiClient(resolveCredentials(deps));
   const { body } = await client.request<{ project: Project }>('POST', '/v1/projects', {
     body: { name: options.name, slug: options.slug, default_branch: options.defaultBranch, repo_url: options.repoUrl },
+    fieldNames: { name: 'the project name' },
   });
   if (options.json) return printJson(deps, body.project);
   deps.stdout.write(`${body.project.id}\n`);

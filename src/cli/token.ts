@@ -23,6 +23,7 @@ export async function runTokenCreate(options: TokenCreateOptions, deps: CliDeps)
   const projectId = await resolveProjectRef(client, options.project, deps);
   const { body } = await client.request<{ token: string; id: string; capabilities: string[] }>('POST', `/v1/projects/${projectId}/tokens`, {
     body: { name: options.name, capabilities: options.capability, expires_in_days: options.expiresInDays },
+    fieldNames: { capabilities: '--capability' },
   });
   if (options.json) return printJson(deps, body);
   deps.stdout.write(`${body.token}\n`);

@@ -7,7 +7,7 @@ import { authenticate } from '../../server/authenticate.js';
 import { errorResponses } from '../../server/http-schemas.js';
 import { presentProject } from '../presenters.js';
 import { createProject, deleteProject, getProject, listProjects, loadProjectToChange, requireProjectCreator, updateProject } from '../projects.js';
-import { BranchName, Project, ProjectParams, RepoUrl } from './schemas.js';
+import { BranchName, Project, ProjectParams, ProjectSlug, RepoUrl } from './schemas.js';
 
 const tags = ['projects'];
 
@@ -25,7 +25,7 @@ export function projectRoutes(app: FastifyInstance, services: Services): void {
         body: Type.Object(
           {
             name: Type.String({ minLength: 1, maxLength: 200 }),
-            slug: Type.Optional(Type.String({ minLength: 1, maxLength: 80, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$' })),
+            slug: Type.Optional(ProjectSlug),
             default_branch: Type.Optional(BranchName),
             repo_url: Type.Optional(RepoUrl),
           },
