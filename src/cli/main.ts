@@ -8,9 +8,11 @@ import { CliError, processDeps } from './deps.js';
 import { registerLink } from './link.js';
 import { registerLogin } from './login.js';
 import { registerProject } from './project.js';
+import { registerSecret } from './secret.js';
 import { registerServe } from './serve.js';
 import { registerSession } from './session/index.js';
 import { registerToken } from './token.js';
+import { registerUser } from './user.js';
 
 export function buildProgram(): Command {
   const program = new Command('svc')
@@ -25,6 +27,8 @@ export function buildProgram(): Command {
   registerLogin(program, deps);
   registerProject(program, deps);
   registerToken(program, deps);
+  registerSecret(program, deps);
+  registerUser(program, deps);
   registerDashboard(program, deps);
   registerCr(program, deps);
   registerSession(program, deps);
