@@ -6,6 +6,8 @@ import { defineConfig } from 'vitest/config';
  * once. `npm test` runs both.
  */
 const daemonTests = 'test/daemon-*.test.ts';
+/** Checks of the documentation: no database either. */
+const docsTests = 'test/docs-*.test.ts';
 
 export default defineConfig({
   test: {
@@ -13,8 +15,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', daemonTests] } },
-      { extends: true, test: { name: 'database', include: ['test/**/*.test.ts'], exclude: [daemonTests] } },
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', daemonTests, docsTests] } },
+      { extends: true, test: { name: 'database', include: ['test/**/*.test.ts'], exclude: [daemonTests, docsTests] } },
     ],
   },
 });
