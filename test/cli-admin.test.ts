@@ -40,7 +40,7 @@ describe('svc user, project, secret and token commands', () => {
     expect(created.code).toBe(0);
     const token = created.stdout.trim();
     expect(token).toMatch(/^svc_u_/);
-    expect(created.stderr).toContain('Created user alice; the token above is shown only this once.');
+    expect(created.stderr).toBe(`Created user alice; the token above is shown only this once. They log in with: svc login --url ${svc.url} --token <token>.\n`);
     const listed = await svcCli(['user', 'ls']);
     expect(listed.stdout).toMatch(/^alice\tuser\tactive\t/m);
     expect(listed.stdout).toMatch(/^admin\tadministrator\tactive\t/m);

@@ -31,7 +31,7 @@ export async function runUserCreate(name: string, options: UserCreateOptions, de
   deps.stdout.write(`${body.token}\n`);
   deps.stderr.write(
     `Created ${body.user.admin ? 'administrator' : 'user'} ${body.user.name}; the token above is shown only this once. ` +
-      `They log in with: svc login --url <server> --token <token>${password ? ', or sign in to the web pages with their password' : ''}.\n`,
+      `They log in with: svc login --url ${client.origin} --token <token>${password ? ', or sign in to the web pages with their password' : ''}.\n`,
   );
 }
 
