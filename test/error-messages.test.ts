@@ -80,5 +80,11 @@ describe('errors name everything that is wrong, once', () => {
   it('says an empty token is empty', async () => {
     const result = await runCli(['login', '--url', svc.url, '--token', ''], { env: { SVC_CONFIG_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'svc-cfg-')) } });
     expect(result).toEqual({ code: 2, stdout: '', stderr: 'svc: The token is empty: pass --token <token> (is the variable holding it set?).\n' });
+    const emptyVariable = await runCli(['project', 'ls'], { env: { SVC_API_URL: env.SVC_API_URL, SVC_CLI_TOKEN: '', SVC_CONFIG_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'svc-cfg-')) } });
+    expect(emptyVariable).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'svc: SVC_CLI_TOKEN is set but empty: set it to a token (is the variable it was copied from set?), or unset it and run svc login.\n',
+    });
   });
 });
