@@ -2,12 +2,13 @@
  * The CLI covers what a person does through the API: users, projects, secrets and tokens, people shown by
  * name. The real `svc` binary against a running server.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSecretValue } from '../src/accounts/secrets.js';
-import { adminCliEnv, runCli } from './support/cli-harness.js';
+import { adminCliEnv, cliBinary, runCli } from './support/cli-harness.js';
 import { Clone, removeTempDirs, withToken } from './support/change-request-fixtures.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
@@ -32,6 +33,28 @@ const svcCli = (args: string[], options: { input?: string; env?: NodeJS.ProcessE
 async function projectIdOf(slug: string): Promise<string> {
   const shown = await svcCli(['project', 'show', slug, '--json']);
   return (JSON.parse(shown.stdout) as { id: string }).id;
+}
+
+/**
+ * Runs the binary on a pseudo-terminal (util-linux `script`), types `typed` once the prompt is shown, and
+ * returns everything the terminal displayed.
+ */
+function typeAtPrompt(args: string[], typed: string): Promise<{ code: number; screen: string }> {
+  return new Promise((resolve, reject) => {
+    const command = [process.execPath, cliBinary, ...args].map((word) => `'${word.replace(/'/g, "'\\''")}'`).join(' ');
+    const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, cwd: elsewhere });
+    let screen = '';
+    let answered = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      screen += chunk.toString();
+      if (!answered && screen.includes('(not shown): ')) {
+        answered = true;
+        child.stdin.write(`${typed}\r`);
+      }
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, screen }));
+  });
 }
 
 describe('svc user, project, secret and token commands', () => {
@@ -90,6 +113,14 @@ describe('svc user, project, secret and token commands', () => {
     const reserved = await svcCli(['secret', 'set', 'SVC_X', '--project', 'secrets-demo'], { input: 'v' });
     expect(reserved.code).toBe(1);
     expect(reserved.stderr).toContain('SECRET_NAME_RESERVED');
+
+    // Typed at a terminal, the value is asked for with a prompt that does not show it.
+    const typed = await typeAtPrompt(['secret', 'set', 'TYPED_KEY', '--project', 'secrets-demo'], 'sk-typed-789');
+    expect(typed.code).toBe(0);
+    expect(typed.screen).toContain('Value of TYPED_KEY (not shown): ');
+    expect(typed.screen).not.toContain('sk-typed-789');
+    expect(await readSecretValue(svc.server.services, projectId, 'TYPED_KEY')).toBe('sk-typed-789');
+    await svcCli(['secret', 'rm', 'TYPED_KEY', '--project', 'secrets-demo']);
 
     expect((await svcCli(['secret', 'rm', 'API_KEY', '--project', 'secrets-demo'])).stderr).toBe('Deleted secret API_KEY.\n');
     expect((await svcCli(['secret', 'ls', '--project', 'secrets-demo'])).stdout).toBe('');
