@@ -9,8 +9,8 @@ import { defineConfig } from 'vitest/config';
  * repeats an order), so a test that needs another to run first fails here rather than by chance in CI.
  * dist/ is built before any test runs, so tests that spawn the bin/ programs never run a stale build.
  */
-/** Tests under test/ that need no database: the in-sandbox daemon, and the import boundaries. */
-const testsWithoutDatabase = ['test/daemon-*.test.ts', 'test/import-boundaries.test.ts'];
+/** Tests under test/ that need no database: the in-sandbox daemon, the import boundaries, the documentation. */
+const testsWithoutDatabase = ['test/daemon-*.test.ts', 'test/import-boundaries.test.ts', 'test/docs-*.test.ts'];
 
 export default defineConfig({
   test: {

@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../db/database.js';
 import type { ProjectRole } from '../db/schema.js';
 import { nowIso, readBool } from '../db/values.js';
 import { conflict, nameTaken, notFound } from '../errors.js';
-import { newId } from '../ids.js';
+import { isUuid, newId } from '../ids.js';
 import { endSignInsOf } from './sign-ins.js';
 import { loadProjectFor, requireAdmin } from './access.js';
 import { CAPABILITIES } from './capabilities.js';
@@ -169,4 +169,16 @@ export async function removeProjectMember(ctx: ActorContext, projectId: string, 
   const result = await ctx.db.deleteFrom('project_members').where('project_id', '=', project.id).where('user_id', '=', user.id).executeTakeFirst();
   if (Number(result.numDeletedRows) === 0) throw notFound('project member', userRef);
   forgetCachedPrincipals(ctx.db);
+}
+
+/**
+ * The names of the people behind user ids a project's records carry (who opened, merged or closed a
+ * change request, who started a session): anyone who may read the project sees them by name. Ids of no
+ * user of the account are left out.
+ */
+export async function namesOfPeople(ctx: ActorContext, projectId: string, ids: readonly string[]): Promise<Array<{ id: string; name: string }>> {
+  await loadProjectFor(ctx, projectId, 'project.read', 'read who did what in the project');
+  const wanted = [...new Set(ids.map((id) => id.toLowerCase()).filter((id) => isUuid(id)))];
+  if (wanted.length === 0) return [];
+  return ctx.db.selectFrom('users').select(['id', 'name']).where('account_id', '=', ctx.actor.accountId).where('id', 'in', wanted).orderBy('name').execute();
 }

@@ -40,7 +40,7 @@ export async function createChangeRequest(ctx: ActorContext, input: CreateChange
   ]);
   if (headRef === baseRef) {
     throw new AppError('VALIDATION_FAILED', `head_ref and base_ref are both ${JSON.stringify(baseRef)}; a change request merges one branch into another, so push your work to its own branch.`, {
-      issues: [{ path: '/head_ref', message: 'must differ from base_ref' }],
+      issues: [{ path: '/head_ref', message: 'must differ from the base branch' }],
     });
   }
 
