@@ -11,21 +11,21 @@ export const errorCatalog = {
   NOT_FOUND: { status: 404, when: 'unknown project, change request, dashboard, token, secret or route' },
   REQUEST_TIMEOUT: { status: 408, when: 'the request did not arrive in full within the server time limit' },
   CONFLICT: { status: 409, when: 'a state conflict no other 409 code names (an administrator disabling themself)' },
-  NAME_TAKEN: { status: 409, when: 'a user name or project slug that is already in use' },
-  CR_WRONG_STATUS: { status: 409, when: 'the change request\'s status does not allow the action: merge or request-changes on a CR that is not open, close on a merged CR, reopen on one that is not closed' },
-  CR_ALREADY_OPEN: { status: 409, when: 'another change request is already open for the same head → base; `number` and `cr_id` name it when it is visible' },
+  NAME_TAKEN: { status: 409, reasonOf: 'CONFLICT', when: 'a user name or project slug that is already in use' },
+  CR_WRONG_STATUS: { status: 409, reasonOf: 'CONFLICT', when: 'the change request\'s status does not allow the action: merge or request-changes on a CR that is not open, close on a merged CR, reopen on one that is not closed' },
+  CR_ALREADY_OPEN: { status: 409, reasonOf: 'CONFLICT', when: 'another change request is already open for the same head → base; `number` and `cr_id` name it when it is visible' },
   MERGE_CONFLICT: { status: 409, when: 'a merge whose branches conflict; `conflicts` lists the paths' },
-  UNRELATED_HISTORIES: { status: 409, when: 'a merge of branches with no common commit; `conflicts` is empty' },
-  MERGE_IN_PROGRESS: { status: 409, when: 'another request is merging this change request right now; check it again in a moment' },
-  BASE_MOVED: { status: 409, when: 'the base branch kept moving while the merge was computed, attempt after attempt; try again' },
-  PUSH_REFUSED: { status: 409, when: 'the repository (a mirror\'s upstream) refused to move the base branch, e.g. by branch protection; svc never forces' },
-  BRANCH_MISSING: { status: 409, when: 'a branch the request needs (a CR\'s head or base, a new default branch) does not exist in the repository' },
-  COMMITS_MISSING: { status: 409, when: 'a change request names commits that are no longer in the repository (its branch was rewritten upstream)' },
-  REPOSITORY_EMPTY: { status: 409, when: 'the project\'s repository has no commits or branches yet (a session to start, a default branch to choose)' },
-  FEEDBACK_FULL: { status: 409, when: 'a change request already holds as many requested changes, or as much text, as one CR keeps' },
-  SESSION_NOT_RUNNING: { status: 409, when: 'a session whose sandbox is not running (stop, or a request to its runtime); resume it first' },
-  SESSION_DELETED: { status: 409, when: 'a deleted session (resume, send a message); start a new one' },
-  CONCURRENT_PUBLISH: { status: 409, when: 'a dashboard being published by another request at the same moment; retry' },
+  UNRELATED_HISTORIES: { status: 409, reasonOf: 'CONFLICT', when: 'a merge of branches with no common commit; `conflicts` is empty' },
+  MERGE_IN_PROGRESS: { status: 409, reasonOf: 'CONFLICT', when: 'another request is merging this change request right now; check it again in a moment' },
+  BASE_MOVED: { status: 409, reasonOf: 'CONFLICT', when: 'the base branch kept moving while the merge was computed, attempt after attempt; try again' },
+  PUSH_REFUSED: { status: 409, reasonOf: 'CONFLICT', when: 'the repository (a mirror\'s upstream) refused to move the base branch, e.g. by branch protection; svc never forces' },
+  BRANCH_MISSING: { status: 409, reasonOf: 'CONFLICT', when: 'a branch the request needs (a CR\'s head or base, a new default branch) does not exist in the repository' },
+  COMMITS_MISSING: { status: 409, reasonOf: 'CONFLICT', when: 'a change request names commits that are no longer in the repository (its branch was rewritten upstream)' },
+  REPOSITORY_EMPTY: { status: 409, reasonOf: 'CONFLICT', when: 'the project\'s repository has no commits or branches yet (a session to start, a default branch to choose)' },
+  FEEDBACK_FULL: { status: 409, reasonOf: 'CONFLICT', when: 'a change request already holds as many requested changes, or as much text, as one CR keeps' },
+  SESSION_NOT_RUNNING: { status: 409, reasonOf: 'CONFLICT', when: 'a session whose sandbox is not running (stop, or a request to its runtime); resume it first' },
+  SESSION_DELETED: { status: 409, reasonOf: 'CONFLICT', when: 'a deleted session (resume, send a message); start a new one' },
+  CONCURRENT_PUBLISH: { status: 409, reasonOf: 'CONFLICT', when: 'a dashboard being published by another request at the same moment; retry' },
   VERSION_MISMATCH: { status: 412, when: '`If-Match` names a version other than the stored one' },
   PAYLOAD_TOO_LARGE: { status: 413, when: 'a body over the route limit (dashboards 16 MiB, other JSON 1 MiB)' },
   DASHBOARD_INVALID: { status: 422, when: 'a dashboard spec that breaks spec 1; `issues` lists every violation' },
@@ -37,7 +37,7 @@ export const errorCatalog = {
   INTERNAL: { status: 500, when: 'a fault inside svc; the log has the details' },
   UPSTREAM_UNAVAILABLE: { status: 502, when: 'the project repository (a mirror of another git host) cannot be reached' },
   RENDER_TIMEOUT: { status: 503, when: 'laying out a dashboard page took longer than `SVC_RENDER_TIMEOUT_MS` (a chart drawing that does only fails its own chart)' },
-} as const satisfies Record<string, { status: number; when: string }>;
+} as const satisfies Record<string, { status: number; when: string; reasonOf?: 'CONFLICT' }>;
 
 export type ErrorCode = keyof typeof errorCatalog;
 
@@ -69,7 +69,13 @@ export class AppError extends Error {
     return errorCatalog[this.code].status;
   }
 
+  /**
+   * The contract answers every state conflict with code `CONFLICT`; the situation a client must tell apart
+   * travels beside it as `reason` (e.g. `CR_WRONG_STATUS`), so both the contract and the finer code hold.
+   */
   toBody(): Record<string, unknown> {
+    const entry = errorCatalog[this.code];
+    if ('reasonOf' in entry) return { error: this.message, code: entry.reasonOf, reason: this.code, ...this.extra };
     return { error: this.message, code: this.code, ...this.extra };
   }
 }

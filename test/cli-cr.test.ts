@@ -240,7 +240,7 @@ describe('svc cr for a person, with svc link', () => {
 
     const preview = await svc.request('GET', `/v1/projects/${project.id}/change-requests/1/merge-preview`);
     expect(preview.status).toBe(409);
-    expect(preview.body).toEqual({ code: 'BRANCH_MISSING', error: why });
+    expect(preview.body).toEqual({ code: 'CONFLICT', reason: 'BRANCH_MISSING', error: why });
 
     const terminal = captureDeps({ env: userEnv(), cwd: elsewhere, isTTY: true });
     await runCrShow('1', flags, terminal);

@@ -4,6 +4,8 @@ import { CliError } from './deps.js';
 export interface ApiErrorBody {
   error?: string;
   code?: string;
+  /** Which state conflict a 409 `CONFLICT` is: the finer code a person reads. */
+  reason?: string;
   issues?: Array<{ path: string; message: string }>;
   total?: number;
   conflicts?: string[];
@@ -16,7 +18,8 @@ export class ApiError extends CliError {
     details: string[],
     headline = body.error ?? `the server answered ${status}`,
   ) {
-    super(`${headline}${body.code ? ` (${body.code})` : ''}`, 1, details);
+    const shownCode = body.reason ?? body.code;
+    super(`${headline}${shownCode ? ` (${shownCode})` : ''}`, 1, details);
     this.name = 'ApiError';
   }
 }

@@ -42,7 +42,7 @@ async function fetchPreview(client: ApiClient, path: string): Promise<PreviewOut
     return { ok: true, value: (await client.request<MergePreview>('GET', path)).body };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    return { ok: false, error: { error: error.body.error ?? `the server answered ${error.status}`, code: error.body.code ?? 'UNKNOWN' } };
+    return { ok: false, error: { error: error.body.error ?? `the server answered ${error.status}`, code: error.body.reason ?? error.body.code ?? 'UNKNOWN' } };
   }
 }
 
