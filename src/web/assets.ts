@@ -7,6 +7,8 @@ import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { CLIENT_SCRIPT, THEME_BOOT_SCRIPT } from '../dashboards/render/client-script.js';
 import { buildStylesheet } from '../dashboards/render/styles.js';
+import { APP_SCRIPT } from './app/app-script.js';
+import { APP_STYLES } from './app/app-styles.js';
 import { acceptsGzip } from './http-helpers.js';
 
 export interface Asset {
@@ -26,8 +28,8 @@ function makeAsset(name: string, extension: string, type: string, text: string):
   return { path: `/assets/${name}.${shortHash(text)}.${extension}`, type, body, gzip: gzipSync(body, { level: 9 }) };
 }
 
-export const stylesheetAsset = makeAsset('app', 'css', 'text/css; charset=utf-8', buildStylesheet());
-export const scriptAsset = makeAsset('app', 'js', 'text/javascript; charset=utf-8', CLIENT_SCRIPT);
+export const stylesheetAsset = makeAsset('app', 'css', 'text/css; charset=utf-8', buildStylesheet() + APP_STYLES);
+export const scriptAsset = makeAsset('app', 'js', 'text/javascript; charset=utf-8', `${CLIENT_SCRIPT}\n${APP_SCRIPT}`);
 
 /** CSP source for the inline theme bootstrap in <head>. */
 export const themeBootHash = `'sha256-${createHash('sha256').update(THEME_BOOT_SCRIPT, 'utf8').digest('base64')}'`;

@@ -77,7 +77,7 @@ function renderTopbar(options: PageOptions): string {
     .join('');
   const signOut = options.signedIn === false ? '' : '<form method="post" action="/logout"><button class="btn" type="submit">Sign out</button></form>';
   return (
-    `<header class="topbar"><div class="topbar-in"><a class="brand" href="/d"><span class="brand-mark" aria-hidden="true">s</span>svc</a>` +
+    `<header class="topbar"><div class="topbar-in"><a class="brand" href="/"><span class="brand-mark" aria-hidden="true">s</span>svc</a>` +
     `<nav class="crumbs" aria-label="Breadcrumb">${crumbs}</nav><div class="topbar-actions">${options.actions ?? ''}` +
     `<button class="btn icon-btn" type="button" data-theme-toggle aria-label="Switch theme" title="Switch theme">${THEME_ICONS}</button>${signOut}</div></div></header>`
   );
