@@ -107,7 +107,8 @@ async function renderSettings(view: ProjectView, outcome?: Outcome): Promise<str
   const admin = can(view, 'project.admin') && view.ctx.actor.kind === 'user';
   const head = `<div class="page-head"><div><h1>Settings</h1></div></div>`;
   if (!admin) {
-    return head + `<p class="notice">Only admins of ${escapeHtml(view.project.name)} can change its secrets, tokens and members; ask one of them.</p>` + (await renderMembers(view, outcome, false));
+    const refused = outcome?.error ? renderActionError(outcome.error.message) : '';
+    return head + refused + `<p class="notice">Only admins of ${escapeHtml(view.project.name)} can change its secrets, tokens and members; ask one of them.</p>` + (await renderMembers(view, outcome, false));
   }
   return head + (await renderSecrets(view, outcome)) + (await renderTokens(view, outcome)) + (await renderMembers(view, outcome, true));
 }
