@@ -7,7 +7,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Clone, projectWithClone, removeTempDirs, type TestProject } from './support/change-request-fixtures.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
-import { axeAcross, launchChromium, openPage, signInCookie } from './support/web-app-browser.js';
+import { axeAcross, openPage, signedInBrowser } from './support/web-app-browser.js';
 
 let svc: TestServer;
 let browser: Browser;
@@ -35,8 +35,7 @@ beforeAll(async () => {
   svc = await startTestServer();
   ({ project, clone } = await projectWithClone(svc, { 'README.md': 'hello\n', 'src/app.ts': 'export const answer = 41;\n' }));
   clone.git(['tag', 'initial-main']);
-  cookie = await signInCookie(svc, svc.adminToken);
-  browser = await launchChromium();
+  ({ browser, cookie } = await signedInBrowser(svc));
 }, 60_000);
 
 afterAll(async () => {

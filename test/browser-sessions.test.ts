@@ -11,7 +11,7 @@ import { Clone, createProject, removeTempDirs, withToken, type TestProject } fro
 import { scriptedRuntimeConfig } from './support/runtime-fixture.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
-import { axeAcross, launchChromium, openPage, signInCookie } from './support/web-app-browser.js';
+import { axeAcross, openPage, signedInBrowser } from './support/web-app-browser.js';
 
 let svc: TestServer;
 let model: ScriptedModel;
@@ -26,8 +26,7 @@ beforeAll(async () => {
   const clone = await Clone.of(withToken(project.clone_url, svc.adminToken));
   clone.commit({ '.svc/runtime/opencode.json': JSON.stringify(scriptedRuntimeConfig(model.baseUrl), null, 2), 'README.md': '# agents\n' }, 'Start');
   await clone.push('main');
-  cookie = await signInCookie(svc, svc.adminToken);
-  browser = await launchChromium();
+  ({ browser, cookie } = await signedInBrowser(svc));
 }, 60_000);
 
 afterAll(async () => {

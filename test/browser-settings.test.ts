@@ -7,7 +7,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from './support/change-request-fixtures.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
-import { axeAcross, launchChromium, openPage, signInCookie } from './support/web-app-browser.js';
+import { axeAcross, openPage, signInCookie, signedInBrowser } from './support/web-app-browser.js';
 
 let svc: TestServer;
 let browser: Browser;
@@ -19,8 +19,7 @@ const settings = () => `${svc.url}/projects/${project.slug}/settings`;
 beforeAll(async () => {
   svc = await startTestServer();
   project = await createProject(svc);
-  cookie = await signInCookie(svc, svc.adminToken);
-  browser = await launchChromium();
+  ({ browser, cookie } = await signedInBrowser(svc));
 }, 60_000);
 
 afterAll(async () => {

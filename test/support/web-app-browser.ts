@@ -92,3 +92,8 @@ export async function axeAcross(browser: Browser, svc: TestServer, cookie: strin
   }
   return found;
 }
+
+/** Chromium for a test file, and the admin's signed-in session cookie on `svc`. */
+export async function signedInBrowser(svc: TestServer): Promise<{ browser: Browser; cookie: string }> {
+  return { cookie: await signInCookie(svc, svc.adminToken), browser: await launchChromium() };
+}
