@@ -24,6 +24,7 @@ import type { MergePreview } from '../../git/index.js';
 import { sendPage } from '../send-page.js';
 import { requireFormToken } from './csrf.js';
 import { renderDiff, type DiffLayout } from './diff-view.js';
+import { slotMarker, streamPage } from './stream-page.js';
 import { changeRequestLink, changeRequestRow, sessionLink } from './projects-pages.js';
 import { buttonForm, can, formField, loadProjectView, pageActor, projectPath, renderActionError, renderProjectPage, shortSha, statusBadge, type ProjectView } from './project-page.js';
 import { csrfField } from './csrf.js';
@@ -128,8 +129,16 @@ function layoutOf(value: unknown): DiffLayout {
   return value === 'split' ? 'split' : 'unified';
 }
 
-async function renderChangeRequest(view: ProjectView, cr: ChangeRequestRow, layout: DiffLayout, failure?: ActionFailure): Promise<string> {
-  const [preview, diffSection] = await Promise.all([previewOf(view, cr), diffOf(view, cr, layout)]);
+interface ChangeRequestPage {
+  /** Known at once: the title, state, branches and SHAs. */
+  head: string;
+  /** The merge preview, the actions and the requested changes. */
+  middle: Promise<string>;
+  /** The diff, the slow part of a large change request. */
+  changes: Promise<string>;
+}
+
+function renderChangeRequest(view: ProjectView, cr: ChangeRequestRow, layout: DiffLayout, failure?: ActionFailure): ChangeRequestPage {
   const origin = cr.origin_session_id
     ? `<a href="${escapeAttr(sessionLink(view, cr.origin_session_id))}">session <code>${escapeHtml(cr.origin_session_id.slice(0, 8))}</code></a>`
     : 'a person';
@@ -142,11 +151,14 @@ async function renderChangeRequest(view: ProjectView, cr: ChangeRequestRow, layo
   const facts =
     `<dl class="facts"><div><dt>Head</dt><dd>${shortSha(cr.head_commit_sha)}</dd></div><div><dt>Base</dt><dd>${shortSha(cr.base_commit_sha)}</dd></div>` +
     `<div><dt>Updated</dt><dd>${timeElement(cr.updated_at)}</dd></div></dl>`;
-  const previewBox =
-    cr.status === 'open'
-      ? `<section class="panel" aria-labelledby="preview-title"><h2 class="panel-title" id="preview-title">Merge preview</h2><div data-live="${escapeAttr(`${changeRequestLink(view, cr)}/merge-preview`)}" aria-live="polite">${preview}</div></section>`
-      : '';
-  return `${head}${description}${facts}${previewBox}${renderActions(view, cr, failure)}${renderRequested(cr)}${diffSection}`;
+  const middle = previewOf(view, cr).then((preview) => {
+    const previewBox =
+      cr.status === 'open'
+        ? `<section class="panel" aria-labelledby="preview-title"><h2 class="panel-title" id="preview-title">Merge preview</h2><div data-live="${escapeAttr(`${changeRequestLink(view, cr)}/merge-preview`)}" aria-live="polite">${preview}</div></section>`
+        : '';
+    return `${previewBox}${renderActions(view, cr, failure)}${renderRequested(cr)}`;
+  });
+  return { head: `${head}${description}${facts}`, middle, changes: diffOf(view, cr, layout) };
 }
 
 async function diffOf(view: ProjectView, cr: ChangeRequestRow, layout: DiffLayout): Promise<string> {
@@ -188,9 +200,10 @@ export function changeRequestPageRoutes(app: FastifyInstance, services: Services
 
   const showPage = async (request: FastifyRequest<{ Params: CrParams; Querystring: { view?: string } }>, reply: FastifyReply, view: ProjectView, status: number, failure?: ActionFailure) => {
     const cr = await getChangeRequest(view.ctx, { projectId: view.project.id, crRef: request.params.number });
-    const body = await renderChangeRequest(view, cr, layoutOf(request.query.view), failure);
+    const parts = renderChangeRequest(view, cr, layoutOf(request.query.view), failure);
     const crumbs = [{ label: 'Change requests', href: projectPath(view.project, '/change-requests') }, { label: `#${cr.number}` }];
-    return sendPage(reply, status, renderProjectPage(view, { title: `#${cr.number} ${cr.title}`, tab: 'change-requests', body, crumbs }));
+    const page = renderProjectPage(view, { title: `#${cr.number} ${cr.title}`, tab: 'change-requests', body: parts.head + slotMarker(0) + slotMarker(1), crumbs });
+    return streamPage(request, reply, status, page, [parts.middle, parts.changes]);
   };
 
   app.get<{ Params: CrParams; Querystring: { view?: string } }>('/projects/:slug/change-requests/:number', { schema: { hide: true } }, async (request, reply) => {

@@ -110,10 +110,10 @@ function numberCell(value: number | null): string {
 }
 
 const KIND_CLASS: Record<Line['kind'], string> = { ' ': 'dx', '+': 'da', '-': 'dd', '\\': 'dx dnote' };
-const KIND_LABEL: Record<Line['kind'], string> = { ' ': '', '+': '<span class="sr-only">added </span>', '-': '<span class="sr-only">removed </span>', '\\': '' };
 
 function codeContent(line: Line): string {
-  return `<span class="dm" aria-hidden="true">${line.kind === '\\' ? '' : escapeHtml(line.kind)}</span>${KIND_LABEL[line.kind]}${line.html ?? escapeHtml(line.text)}`;
+  // The marker is text, so a screen reader says "plus" or "minus"; CSS keeps it out of a copied selection.
+  return `<span class="dm">${line.kind === '\\' || line.kind === ' ' ? '' : line.kind}</span>${line.html ?? escapeHtml(line.text)}`;
 }
 
 function codeCell(line: Line): string {
