@@ -104,6 +104,29 @@ describe('change requests in Chromium', () => {
     await context.close();
   });
 
+  it('lets a keyboard alone request changes and merge', async () => {
+    const number = await openCr(await pushBranch('keyboard', { 'docs/keyboard.md': 'typed\n' }), 'By keyboard');
+    const { context, page } = await openPage(browser, svc, { cookie });
+    await page.goto(`${svc.url}${crPath(number)}`);
+    /** Tabs forward until `selector` has the focus (at most 60 stops). */
+    const tabTo = async (selector: string) => {
+      for (let stop = 0; stop < 60; stop += 1) {
+        if (await page.evaluate((wanted) => document.activeElement?.matches(wanted) ?? false, selector)) return;
+        await page.keyboard.press('Tab');
+      }
+      throw new Error(`Tab never reached ${selector}`);
+    };
+    await tabTo('#feedback');
+    await page.keyboard.type('Say why');
+    await tabTo('#request-changes button');
+    await page.keyboard.press('Enter');
+    await expect(page.locator('.feedback-list').textContent()).resolves.toContain('Say why');
+    await tabTo('form[action$="/merge"] button');
+    await page.keyboard.press('Enter');
+    await expect(page.locator('.page-head .badge').textContent()).resolves.toBe('merged');
+    await context.close();
+  });
+
   it('shows the conflicting paths in the preview and the merge error where Merge was pressed', async () => {
     const first = await openCr(await pushBranch('clash', { 'README.md': 'clash side\n' }), 'Clash');
     const second = await openCr(await pushBranch('other', { 'README.md': 'other side\n' }), 'Other');

@@ -87,6 +87,9 @@ export async function axeAcross(browser: Browser, svc: TestServer, cookie: strin
       const { context, page } = await openPage(browser, svc, { cookie, colorScheme, width });
       await page.goto(`${svc.url}${route}`, { waitUntil: 'load' });
       for (const violation of await axeViolations(page)) found.push(`${route} ${colorScheme} ${width}px: ${violation}`);
+      // At a phone's width nothing may push the page sideways (wide code scrolls inside its own box).
+      const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+      if (pageWidth > width) found.push(`${route} ${colorScheme} ${width}px: the page is ${pageWidth}px wide`);
       await context.close();
     }
   }

@@ -26,7 +26,7 @@ import { requireFormToken } from './csrf.js';
 import { renderDiff, type DiffLayout } from './diff-view.js';
 import { slotMarker, streamPage } from './stream-page.js';
 import { changeRequestLink, changeRequestRow, sessionLink } from './projects-pages.js';
-import { buttonForm, can, formField, loadProjectView, pageActor, projectPath, renderActionError, renderProjectPage, shortSha, statusBadge, type ProjectView } from './project-page.js';
+import { LONG_TEXT_FORM_LIMIT, buttonForm, can, formField, loadProjectView, pageActor, projectPath, renderActionError, renderProjectPage, shortSha, statusBadge, type ProjectView } from './project-page.js';
 import { csrfField } from './csrf.js';
 
 const STATUSES = ['open', 'merged', 'closed', 'all'] as const;
@@ -221,7 +221,7 @@ export function changeRequestPageRoutes(app: FastifyInstance, services: Services
     return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(await previewOf(view, cr));
   });
 
-  app.post<{ Params: CrParams & { action: string }; Querystring: { view?: string } }>('/projects/:slug/change-requests/:number/:action', { schema: { hide: true } }, async (request, reply) => {
+  app.post<{ Params: CrParams & { action: string }; Querystring: { view?: string } }>('/projects/:slug/change-requests/:number/:action', { schema: { hide: true }, bodyLimit: LONG_TEXT_FORM_LIMIT }, async (request, reply) => {
     const action = request.params.action as Action;
     if (!(ACTIONS as readonly string[]).includes(action)) throw new AppError('NOT_FOUND', `There is no action ${JSON.stringify(request.params.action)} on a change request; use the page's buttons.`);
     const ctx = await pageActor(services, request, reply);

@@ -13,6 +13,12 @@ import { renderPage, type Crumb, type Page } from '../layout.js';
 import { redirectToLogin, webActor } from '../web-auth.js';
 import { csrfField, csrfTokenOf } from './csrf.js';
 
+/**
+ * Forms that carry a person's words to an agent (a prompt, a message, requested changes): the API takes up
+ * to 256 KiB of text, which urlencoding may grow several times.
+ */
+export const LONG_TEXT_FORM_LIMIT = 1024 * 1024;
+
 export interface ProjectView {
   ctx: ActorContext;
   project: ProjectRow;

@@ -24,7 +24,7 @@ import { sendPage } from '../send-page.js';
 import { renderConversation, type RuntimeMessage } from './conversation.js';
 import { csrfField, requireFormToken } from './csrf.js';
 import { changeRequestRow, sessionLink, sessionListRow } from './projects-pages.js';
-import { buttonForm, can, formField, loadProjectView, pageActor, projectPath, renderActionError, renderProjectPage, statusBadge, type ProjectView } from './project-page.js';
+import { LONG_TEXT_FORM_LIMIT, buttonForm, can, formField, loadProjectView, pageActor, projectPath, renderActionError, renderProjectPage, statusBadge, type ProjectView } from './project-page.js';
 
 /** How long the page waits for the runtime's messages before showing the page without them. */
 const CONVERSATION_TIMEOUT_MS = 10_000;
@@ -140,7 +140,7 @@ export function sessionPageRoutes(app: FastifyInstance, services: Services): voi
     return sendPage(reply, 200, renderProjectPage(view, { title: 'Sessions', tab: 'sessions', body: await renderList(view), crumbs: [{ label: 'Sessions' }] }));
   });
 
-  app.post<{ Params: { slug: string } }>('/projects/:slug/sessions', { schema: { hide: true } }, async (request, reply) => {
+  app.post<{ Params: { slug: string } }>('/projects/:slug/sessions', { schema: { hide: true }, bodyLimit: LONG_TEXT_FORM_LIMIT }, async (request, reply) => {
     const ctx = await pageActor(services, request, reply);
     if (!ctx) return reply;
     requireFormToken(services, request);
@@ -180,7 +180,7 @@ export function sessionPageRoutes(app: FastifyInstance, services: Services): voi
     return reply;
   });
 
-  app.post<{ Params: SessionParams & { action: string } }>('/projects/:slug/sessions/:id/:action', { schema: { hide: true } }, async (request, reply) => {
+  app.post<{ Params: SessionParams & { action: string } }>('/projects/:slug/sessions/:id/:action', { schema: { hide: true }, bodyLimit: LONG_TEXT_FORM_LIMIT }, async (request, reply) => {
     const action = request.params.action as Action;
     if (!ACTIONS.includes(action)) throw new AppError('NOT_FOUND', `There is no action ${JSON.stringify(request.params.action)} on a session; use the page's buttons.`);
     const ctx = await pageActor(services, request, reply);
