@@ -72,8 +72,12 @@ describe('sessions in Chromium', () => {
 
     model.push({ text: 'Noted: keep it short.' });
     await page.fill('#message-text', 'Keep it short.');
-    await page.click('#message button[type=submit]');
+    await Promise.all([page.waitForURL(/#message$/), page.click('#message button[type=submit]')]);
+    // The reply arrives through the events stream: the page is not loaded again for it.
+    let loads = 0;
+    page.on('load', () => (loads += 1));
     await page.locator('.turn-agent:has-text("Noted: keep it short.")').waitFor({ timeout: 90_000 });
+    expect(loads).toBe(0);
 
     await page.click('form[action$="/stop"] button');
     await page.locator('[data-session-status] .badge:text-is("stopped")').waitFor();
