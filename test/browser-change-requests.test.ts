@@ -88,12 +88,12 @@ describe('change requests in Chromium', () => {
     await page.click('#request-changes button[type=submit]');
     await expect(page.locator('.feedback-list').textContent()).resolves.toContain('Name the constant');
     await page.click('form[action$="/close"] button');
-    await expect(page.locator('.page-head .badge').textContent()).resolves.toBe('closed');
+    await page.locator('.page-head .badge:text-is("closed")').waitFor();
     expect(await page.locator('form[action$="/merge"]').count()).toBe(0);
     await page.click('form[action$="/reopen"] button');
-    await expect(page.locator('.page-head .badge').textContent()).resolves.toBe('open');
+    await page.locator('.page-head .badge:text-is("open")').waitFor();
     await page.click('form[action$="/merge"] button');
-    await expect(page.locator('.page-head .badge').textContent()).resolves.toBe('merged');
+    await page.locator('.page-head .badge:text-is("merged")').waitFor();
     expect(dialogs).toEqual([`Merge #${number} into main?`]);
     await clone.fetch();
     expect(clone.git(['show', 'origin/main:docs/merge.md'])).toBe('merged');
@@ -120,17 +120,21 @@ describe('change requests in Chromium', () => {
     await page.keyboard.type('Say why');
     await tabTo('#request-changes button');
     await page.keyboard.press('Enter');
-    await expect(page.locator('.feedback-list').textContent()).resolves.toContain('Say why');
+    await page.locator('.feedback-list li:has-text("Say why")').waitFor();
     await tabTo('form[action$="/merge"] button');
     await page.keyboard.press('Enter');
-    await expect(page.locator('.page-head .badge').textContent()).resolves.toBe('merged');
+    await page.locator('.page-head .badge:text-is("merged")').waitFor();
     await context.close();
   });
 
   it('shows the conflicting paths in the preview and the merge error where Merge was pressed', async () => {
     const first = await openCr(await pushBranch('clash', { 'README.md': 'clash side\n' }), 'Clash');
     const second = await openCr(await pushBranch('other', { 'README.md': 'other side\n' }), 'Other');
+    // The preview the open page asks for again changes once base moves under it.
+    const preview = async () => (await fetch(`${svc.url}${crPath(second, '/merge-preview')}`, { headers: { cookie: `svc_session=${cookie}` } })).text();
+    expect(await preview()).toContain('Merges cleanly');
     expect((await svc.request('POST', `/v1/projects/${project.id}/change-requests/${first}/merge`, { body: {} })).status).toBe(200);
+    expect(await preview()).toContain('Conflicts with main');
     const { context, page } = await openPage(browser, svc, { cookie });
     await page.goto(`${svc.url}${crPath(second)}`);
     await expect(page.locator('.preview').textContent()).resolves.toContain('Conflicts with main');
@@ -140,6 +144,20 @@ describe('change requests in Chromium', () => {
     const error = page.locator('#actions .form-error');
     await expect(error.textContent()).resolves.toContain('resolve the conflicts before merging');
     await expect(error.textContent()).resolves.toContain('Conflicting file: README.md');
+    await context.close();
+  });
+
+  it('refuses to merge an invalid manifest and lists its issues beside Merge', async () => {
+    const yaml = 'triggers:\n  - slug: nightly\n    type: cron\n    cron: "every night"\n    prompt: p\n';
+    const number = await openCr(await pushBranch('bad-manifest', { 'svc.yaml': yaml }), 'Bad manifest');
+    const { context, page } = await openPage(browser, svc, { cookie });
+    await page.goto(`${svc.url}${crPath(number)}`);
+    const [answer] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/merge')), page.click('form[action$="/merge"] button')]);
+    expect(answer.status()).toBe(422);
+    const error = page.locator('#actions .form-error');
+    await expect(error.textContent()).resolves.toContain('svc.yaml');
+    await expect(error.locator('li').allTextContents()).resolves.toEqual(expect.arrayContaining([expect.stringMatching(/^\/triggers\/0\/cron: /)]));
+    await page.locator('.page-head .badge:text-is("open")').waitFor();
     await context.close();
   });
 
