@@ -1,13 +1,15 @@
 /**
  * Sessions in Chromium with the real agent runtime and a scripted model (one session for the file: starting
  * a sandbox is the expensive part). A person starts a session from a prompt, watches it run and its
- * conversation arrive (a tool call, the agent's text), sees the change request it opened, talks to it, and
- * stops and deletes it; the page is whole without script after a reload. Refusals: a form without its token,
+ * conversation arrive (a tool call, the agent's text), sees the change request it opened, talks to it, requests
+ * changes on the change request (the agent wakes to them and pushes a fix, which the page shows), merges it, and
+ * stops and deletes the session; the page is whole without script after a reload. (The loop of issue 23 starts
+ * with a webhook trigger, which is issue 22's; here a person starts the session.) Refusals: a form without its token,
  * and a token without sessions.write, which sees no controls and is refused.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Clone, createProject, removeTempDirs, withToken, type TestProject } from './support/change-request-fixtures.js';
+import { Clone, bareGit, createProject, hostedRepoPath, removeTempDirs, withToken, type TestProject } from './support/change-request-fixtures.js';
 import { scriptedRuntimeConfig } from './support/runtime-fixture.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
@@ -42,7 +44,7 @@ afterAll(async () => {
 const sessionsPath = () => `/projects/${project.slug}/sessions`;
 
 describe('sessions in Chromium', () => {
-  it('starts a session from a prompt, follows it live, talks to it, then stops and deletes it', async () => {
+  it('starts a session from a prompt, follows it live, talks to it, requests changes that the agent pushes, merges, then stops and deletes it', async () => {
     model.push(
       { tool: 'bash', input: { command: 'echo hello > hello.txt && git add hello.txt && git commit -q -m "Add hello" && git push -q origin HEAD && svc cr open --title "Add hello"', description: 'Add hello and open a change request' } },
       { text: 'I added hello.txt and opened a change request.' },
@@ -78,6 +80,33 @@ describe('sessions in Chromium', () => {
     page.on('load', () => (loads += 1));
     await page.locator('.turn-agent:has-text("Noted: keep it short.")').waitFor({ timeout: 90_000 });
     expect(loads).toBe(0);
+
+    // The loop: the person reads the change request, requests changes, the agent pushes a fix, the person merges.
+    model.push(
+      { tool: 'bash', input: { command: 'echo goodbye >> hello.txt && git commit -qam "Say goodbye" && git push -q origin HEAD', description: 'Say goodbye' } },
+      { text: 'Pushed a fix that says goodbye.' },
+    );
+    await page.click('.panel:has-text("Change requests from this session") a.row-main');
+    await page.locator('.df:has-text("hello.txt") tr.da:has-text("hello")').waitFor();
+    const firstHead = await page.locator('.facts code').first().getAttribute('title');
+    await page.fill('#feedback', 'Also say goodbye.');
+    await page.click('#request-changes button[type=submit]');
+    await page.locator('.feedback-list li:has-text("Also say goodbye.")').waitFor();
+    const crUrl = page.url().split('#')[0] ?? '';
+    const number = crUrl.split('/').pop();
+    const deadline = Date.now() + 90_000;
+    while ((await svc.request('GET', `/v1/projects/${project.id}/change-requests/${number}`)).body.change_request.head_commit_sha === firstHead) {
+      if (Date.now() > deadline) throw new Error('the agent never pushed its fix');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await page.goto(crUrl);
+    await expect(page.locator('.df:has-text("hello.txt")').textContent()).resolves.toContain('goodbye');
+    await page.click('form[action$="/merge"] button');
+    await page.locator('.page-head .badge:text-is("merged")').waitFor();
+    expect(bareGit(hostedRepoPath(svc, project.id), ['show', 'main:hello.txt'])).toBe('hello\ngoodbye');
+    await page.goto(sessionUrl);
+    await page.locator('.turn-agent:has-text("Pushed a fix that says goodbye.")').waitFor({ timeout: 30_000 });
+    await expect(page.locator('.conversation').textContent()).resolves.toContain('Also say goodbye.');
 
     await page.click('form[action$="/stop"] button');
     await page.locator('[data-session-status] .badge:text-is("stopped")').waitFor();

@@ -77,8 +77,12 @@ export const APP_SCRIPT = String.raw`(function () {
     return null;
   }
 
+  // Parts that arrive while the conversation is being fetched again, applied over what the fetch brings.
+  var arrivedDuringFetch = null;
+
   function showPart(part) {
     if (!part || !part.id) return;
+    if (arrivedDuringFetch) arrivedDuringFetch.push(part);
     var node = renderPart(part, roles[part.messageID] || 'assistant');
     if (!node) return;
     node.setAttribute('data-part', part.id);
@@ -116,7 +120,24 @@ export const APP_SCRIPT = String.raw`(function () {
   source.addEventListener('message.part.updated', function (event) {
     try { showPart(JSON.parse(event.data).properties.part); } catch (e) { /* not a part */ }
   });
-  source.addEventListener('open', function () { if (note) note.hidden = true; });
+  // Once the stream is open, the conversation is read again: what happened before it opened is not lost.
+  function refetch() {
+    if (conversation.getAttribute('data-conversation') !== 'live') return;
+    arrivedDuringFetch = [];
+    fetch(conversation.getAttribute('data-source'), { credentials: 'same-origin' }).then(function (answer) {
+      return answer.status === 200 ? answer.text() : null;
+    }).then(function (html) {
+      var later = arrivedDuringFetch || [];
+      arrivedDuringFetch = null;
+      if (html === null) return;
+      conversation.innerHTML = html;
+      later.forEach(showPart);
+    }).catch(function () { arrivedDuringFetch = null; });
+  }
+  source.addEventListener('open', function () {
+    if (note) note.hidden = true;
+    refetch();
+  });
   source.addEventListener('error', function () {
     if (!note) return;
     note.textContent = source.readyState === EventSource.CLOSED ? 'Live updates stopped; reload the page to see what happened since.' : 'Reconnecting to live updates…';

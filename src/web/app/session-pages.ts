@@ -115,7 +115,7 @@ async function renderSession(services: Services, view: ProjectView, session: Ses
     : `<p class="hint conversation-note">${archived ? 'This session was deleted; what people told its agent is kept here.' : `The agent's replies are read from its sandbox, which is ${escapeHtml(session.status)}; they appear when it runs again (send a message or resume it).`}</p>`;
   const conversation =
     `<section class="panel" aria-labelledby="conversation-title"><h2 class="panel-title" id="conversation-title">Conversation</h2>${note}` +
-    `<div class="conversation" id="conversation" data-events="${escapeAttr(`${link}/events`)}" data-conversation="${live ? 'live' : 'stored'}" aria-live="polite">${renderConversation(shown)}</div>` +
+    `<div class="conversation" id="conversation" data-events="${escapeAttr(`${link}/events`)}" data-source="${escapeAttr(`${link}/conversation`)}" data-conversation="${live ? 'live' : 'stored'}" aria-live="polite">${renderConversation(shown)}</div>` +
     `<p class="hint" data-live-note hidden></p></section>`;
   const messageForm =
     can(view, 'sessions.write') && !archived
@@ -168,6 +168,20 @@ export function sessionPageRoutes(app: FastifyInstance, services: Services): voi
     const ctx = await pageActor(services, request, reply);
     if (!ctx) return reply;
     return showSession(reply, await loadProjectView(services, request, ctx, request.params.slug), request.params.id, 200);
+  });
+
+  /**
+   * The conversation alone, from the runtime: what the page's script asks for once its events stream is open,
+   * so parts that happened between drawing the page and opening the stream are not missed.
+   */
+  app.get<{ Params: SessionParams }>('/projects/:slug/sessions/:id/conversation', { schema: { hide: true } }, async (request, reply) => {
+    const ctx = await pageActor(services, request, reply);
+    if (!ctx) return reply;
+    const view = await loadProjectView(services, request, ctx, request.params.slug);
+    const { session } = await loadSession(ctx, view.project.id, request.params.id, 'read');
+    const messages = await runtimeMessages(services, session, ctx.actor.userId);
+    if (messages === null) return reply.code(204).header('cache-control', 'no-store').send();
+    return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(renderConversation(messages));
   });
 
   app.get<{ Params: SessionParams }>('/projects/:slug/sessions/:id/events', { schema: { hide: true } }, async (request: FastifyRequest<{ Params: SessionParams }>, reply) => {
