@@ -22,12 +22,11 @@ import { timeElement } from '../../dashboards/render/render-dashboard.js';
 import { AppError } from '../../errors.js';
 import type { MergePreview } from '../../git/index.js';
 import { sendPage } from '../send-page.js';
-import { requireFormToken } from './csrf.js';
+import { csrfField, requireFormToken } from './csrf.js';
 import { renderDiff, type DiffLayout } from './diff-view.js';
 import { slotMarker, streamPage } from './stream-page.js';
 import { changeRequestLink, changeRequestRow, sessionLink } from './projects-pages.js';
-import { LONG_TEXT_FORM_LIMIT, buttonForm, can, formField, loadProjectView, pageActor, projectPath, renderActionError, renderProjectPage, shortSha, statusBadge, type ProjectView } from './project-page.js';
-import { csrfField } from './csrf.js';
+import { LONG_TEXT_FORM_LIMIT, buttonForm, can, formField, isShownWhereActed, loadProjectView, pageActor, projectPath, renderActionError, renderProjectPage, shortSha, statusBadge, type ProjectView } from './project-page.js';
 
 const STATUSES = ['open', 'merged', 'closed', 'all'] as const;
 type StatusFilter = (typeof STATUSES)[number];
@@ -239,8 +238,7 @@ export function changeRequestPageRoutes(app: FastifyInstance, services: Services
         await requestChanges(ctx, { ...locator, feedback });
       }
     } catch (error) {
-      // A missing CR or project is the page's own 404; anything the person can act on is shown where they acted.
-      if (!(error instanceof AppError) || error.code === 'NOT_FOUND' || error.code === 'INTERNAL') throw error;
+      if (!isShownWhereActed(error)) throw error;
       return showPage(request, reply, view, error.status, { action, error, feedback });
     }
     const anchor = action === 'request-changes' ? '#request-changes' : '';

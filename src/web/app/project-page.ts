@@ -8,7 +8,7 @@ import { capabilitiesOn, loadProjectFor, type ProjectRow } from '../../accounts/
 import type { Capability } from '../../accounts/capabilities.js';
 import type { ActorContext, Services } from '../../context.js';
 import { escapeAttr, escapeHtml } from '../../dashboards/render/escape.js';
-import { notFound } from '../../errors.js';
+import { AppError, notFound } from '../../errors.js';
 import { renderPage, type Crumb, type Page } from '../layout.js';
 import { redirectToLogin, webActor } from '../web-auth.js';
 import { csrfField, csrfTokenOf } from './csrf.js';
@@ -108,6 +108,14 @@ export function formValues(body: unknown, name: string): string[] {
   const value: unknown = (body as Record<string, unknown>)[name];
   if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string');
   return typeof value === 'string' ? [value] : [];
+}
+
+/**
+ * Whether a failed action is answered on the page where the person acted (a conflict, a refusal, a bad
+ * value), rather than as an error page: a missing change request or session is the page's own 404.
+ */
+export function isShownWhereActed(error: unknown): error is AppError {
+  return error instanceof AppError && error.code !== 'NOT_FOUND' && error.code !== 'INTERNAL';
 }
 
 /** A message where the person acted: what went wrong and, from the error, what to do. */

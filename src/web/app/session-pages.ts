@@ -24,7 +24,7 @@ import { sendPage } from '../send-page.js';
 import { renderConversation, type RuntimeMessage } from './conversation.js';
 import { csrfField, requireFormToken } from './csrf.js';
 import { changeRequestRow, sessionLink, sessionListRow } from './projects-pages.js';
-import { LONG_TEXT_FORM_LIMIT, buttonForm, can, formField, loadProjectView, pageActor, projectPath, renderActionError, renderProjectPage, statusBadge, type ProjectView } from './project-page.js';
+import { LONG_TEXT_FORM_LIMIT, buttonForm, can, formField, isShownWhereActed, loadProjectView, pageActor, projectPath, renderActionError, renderProjectPage, statusBadge, type ProjectView } from './project-page.js';
 
 /** How long the page waits for the runtime's messages before showing the page without them. */
 const CONVERSATION_TIMEOUT_MS = 10_000;
@@ -152,7 +152,7 @@ export function sessionPageRoutes(app: FastifyInstance, services: Services): voi
       const session = await createSession(ctx, { projectId: view.project.id, prompt, base_ref: baseRef || undefined });
       return reply.header('cache-control', 'no-store').redirect(sessionLink(view, session.id), 303);
     } catch (error) {
-      if (!(error instanceof AppError) || error.code === 'NOT_FOUND' || error.code === 'INTERNAL') throw error;
+      if (!isShownWhereActed(error)) throw error;
       const body = await renderList(view, { form: 'create', error, text: prompt });
       return sendPage(reply, error.status, renderProjectPage(view, { title: 'Sessions', tab: 'sessions', body, crumbs: [{ label: 'Sessions' }] }));
     }
@@ -211,7 +211,7 @@ export function sessionPageRoutes(app: FastifyInstance, services: Services): voi
         return reply.header('cache-control', 'no-store').redirect(projectPath(view.project, '/sessions'), 303);
       } else await sendMessage(ctx, view.project.id, id, text);
     } catch (error) {
-      if (!(error instanceof AppError) || error.code === 'NOT_FOUND' || error.code === 'INTERNAL') throw error;
+      if (!isShownWhereActed(error)) throw error;
       return showSession(reply, view, id, error.status, { form: action, error, text });
     }
     return reply.header('cache-control', 'no-store').redirect(`${sessionLink(view, id)}${action === 'messages' ? '#message' : ''}`, 303);
