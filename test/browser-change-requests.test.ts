@@ -195,6 +195,18 @@ describe('change requests in Chromium', () => {
     expect((await svc.request('GET', `/v1/projects/${project.id}/change-requests/${number}`)).body.change_request.status).toBe('closed');
   });
 
+  it('sends a visitor to sign in and back, and answers an unknown project or change request with a 404 page', async () => {
+    const visitor = await fetch(`${svc.url}${crPath(1)}`, { redirect: 'manual' });
+    expect(visitor.status).toBe(302);
+    expect(visitor.headers.get('location')).toBe(`/login?next=${encodeURIComponent(crPath(1))}`);
+    for (const route of ['/projects/no-such-project', `/projects/${project.slug}/change-requests/9999`]) {
+      const missing = await fetch(`${svc.url}${route}`, { headers: { cookie: `svc_session=${cookie}` } });
+      expect(missing.status).toBe(404);
+      const html = await missing.text();
+      expect(html).toContain('<a class="btn" href="/">Your projects</a>');
+    }
+  });
+
   it('passes axe-core on the projects, overview, list and CR pages, in both themes and at phone width', async () => {
     const number = await openCr(await pushBranch('accessible', { 'src/accessible.ts': 'export const a = 1;\n', 'README.md': 'changed\n' }), 'Accessible');
     const found = await axeAcross(browser, svc, cookie, ['/', `/projects/${project.slug}`, `/projects/${project.slug}/change-requests`, crPath(number), `${crPath(number)}?view=split`]);

@@ -29,7 +29,9 @@ function makeAsset(name: string, extension: string, type: string, text: string):
 }
 
 export const stylesheetAsset = makeAsset('app', 'css', 'text/css; charset=utf-8', buildStylesheet() + APP_STYLES);
-export const scriptAsset = makeAsset('app', 'js', 'text/javascript; charset=utf-8', `${CLIENT_SCRIPT}\n${APP_SCRIPT}`);
+export const scriptAsset = makeAsset('app', 'js', 'text/javascript; charset=utf-8', CLIENT_SCRIPT);
+/** The project pages' own script (live sessions and merge previews), which dashboard pages do not load. */
+export const projectScriptAsset = makeAsset('project', 'js', 'text/javascript; charset=utf-8', APP_SCRIPT);
 
 /** CSP source for the inline theme bootstrap in <head>. */
 export const themeBootHash = `'sha256-${createHash('sha256').update(THEME_BOOT_SCRIPT, 'utf8').digest('base64')}'`;
@@ -38,9 +40,9 @@ export const themeBootHash = `'sha256-${createHash('sha256').update(THEME_BOOT_S
  * Changes whenever the markup or the assets could: part of every page ETag, so a deploy never answers
  * 304 with a page that points at assets of the previous build.
  */
-export const BUILD_ID = shortHash(`${stylesheetAsset.path}${scriptAsset.path}${THEME_BOOT_SCRIPT}`).slice(0, 8);
+export const BUILD_ID = shortHash(`${stylesheetAsset.path}${scriptAsset.path}${projectScriptAsset.path}${THEME_BOOT_SCRIPT}`).slice(0, 8);
 
-const byPath = new Map<string, Asset>([stylesheetAsset, scriptAsset].map((asset) => [asset.path, asset]));
+const byPath = new Map<string, Asset>([stylesheetAsset, scriptAsset, projectScriptAsset].map((asset) => [asset.path, asset]));
 
 export function assetRoutes(app: FastifyInstance): void {
   app.get('/assets/:file', { schema: { hide: true } }, async (request, reply) => {

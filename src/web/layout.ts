@@ -29,6 +29,8 @@ export interface PageOptions {
   signedIn?: boolean;
   /** Markup before <main>, e.g. the print preview bar. */
   beforeMain?: string;
+  /** Extra scripts (asset paths) after the common one, e.g. the project pages' own. */
+  scripts?: readonly string[];
   /** Load the page again after this many seconds (a wall display's error page). */
   refreshSeconds?: number;
 }
@@ -90,7 +92,7 @@ export function renderPage(options: PageOptions): Page {
     `<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="color-scheme" content="light dark">` +
     `<meta name="referrer" content="same-origin">${options.refreshSeconds ? `<meta http-equiv="refresh" content="${options.refreshSeconds}">` : ''}<title>${escapeAttr(options.title)} · svc</title>` +
     `<link rel="icon" href="${FAVICON}"><link rel="stylesheet" href="${stylesheetAsset.path}"><script>${THEME_BOOT_SCRIPT}</script>` +
-    `<script src="${scriptAsset.path}" defer></script></head><body>` +
+    `<script src="${scriptAsset.path}" defer></script>${(options.scripts ?? []).map((src) => `<script src="${escapeAttr(src)}" defer></script>`).join('')}</head><body>` +
     // The first stop for a keyboard: past the top bar's links and buttons to the page itself.
     (options.bare ? '' : '<a class="skip-link" href="#main">Skip to content</a>' + renderTopbar(options)) +
     (options.beforeMain ?? '') +

@@ -9,6 +9,7 @@ import type { Capability } from '../../accounts/capabilities.js';
 import type { ActorContext, Services } from '../../context.js';
 import { escapeAttr, escapeHtml } from '../../dashboards/render/escape.js';
 import { AppError, notFound } from '../../errors.js';
+import { projectScriptAsset } from '../assets.js';
 import { renderPage, type Crumb, type Page } from '../layout.js';
 import { redirectToLogin, webActor } from '../web-auth.js';
 import { csrfField, csrfTokenOf } from './csrf.js';
@@ -81,7 +82,7 @@ export interface ProjectPageOptions {
 
 export function renderProjectPage(view: ProjectView, options: ProjectPageOptions): Page {
   const crumbs: Crumb[] = [{ label: 'Projects', href: '/' }, { label: view.project.name, href: projectPath(view.project) }, ...(options.crumbs ?? [])];
-  return renderPage({ title: `${options.title} · ${view.project.name}`, crumbs, body: `<div class="app">${renderTabs(view, options.tab)}${options.body}</div>` });
+  return renderPage({ title: `${options.title} · ${view.project.name}`, crumbs, body: `<div class="app">${renderTabs(view, options.tab)}${options.body}</div>`, scripts: [projectScriptAsset.path] });
 }
 
 /** A one-button form posting to `action` (Stop, Close, Revoke …). */
