@@ -9,6 +9,7 @@ import { isUtf8 } from 'node:buffer';
 import sjson from 'secure-json-parse';
 import { MAX_ISSUES, type Issue } from './errors.js';
 import { escapePointerToken } from './json-pointer.js';
+import { locateJsonSyntaxError } from './json-syntax.js';
 
 export type JsonDocument =
   | { ok: true; value: unknown; text: string }
@@ -39,6 +40,8 @@ export function parseJsonBytes(input: Uint8Array): JsonDocument {
       const forbiddenKey = findForbiddenKey(JSON.parse(text) as unknown);
       if (forbiddenKey) return { ok: false, message: `The request body is refused at ${forbiddenKey.path}: ${forbiddenKey.message}`, forbiddenKey };
     }
+    const where = locateJsonSyntaxError(text);
+    if (where) return { ok: false, message: `The request body is not valid JSON: line ${where.line}, column ${where.column}: ${where.problem}.` };
     return { ok: false, message: `The request body is not valid JSON: ${reason}.` };
   }
   // UTF-8 cannot carry a lone surrogate, but a \ud800 escape can: refused here, for every JSON body.

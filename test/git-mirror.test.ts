@@ -124,9 +124,12 @@ async function createUpstreamProject(name: string): Promise<UpstreamProject> {
   return project;
 }
 
-/** A project of the svc under test mirroring `repoUrl`, with GIT_TOKEN set when given. */
+/**
+ * A project of the svc under test mirroring `repoUrl`, with GIT_TOKEN set when given. Created unread
+ * (check_repo false): these tests are about what a mirror does later, upstreams that fail included.
+ */
 async function createMirrorProject(name: string, repoUrl: string, gitToken?: string): Promise<ProjectRow> {
-  const created = await svc.request('POST', '/v1/projects', { body: { name, repo_url: repoUrl } });
+  const created = await svc.request('POST', '/v1/projects', { body: { name, repo_url: repoUrl, check_repo: false } });
   expect(created.status).toBe(201);
   const id = created.body.project.id as string;
   if (gitToken !== undefined) {

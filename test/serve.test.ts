@@ -44,6 +44,13 @@ describe('svc serve', () => {
     const token = fs.readFileSync(path.join(server.dataDir, 'admin-token'), 'utf8').trim();
     expect(server.stderr()).toContain(`svc serving on ${server.url} (public URL ${server.url}; SQLite in ${server.dataDir})`);
     expect(server.stderr()).toContain(`Admin token (shown once, also written to ${server.dataDir}/admin-token):\n\n  ${token}\n`);
+    // The hint names a command that runs this checkout's CLI, never `npx svc` (a stranger's package outside it).
+    expect(server.stderr()).not.toContain('npx');
+    const command = /or run (node \S+)\)/.exec(server.stderr())?.[1]?.split(' ') ?? [];
+    expect(command[1]).toBe(cliBinary);
+    const version = await runCli(['--version'], { cwd: os.tmpdir() });
+    const { version: packaged } = JSON.parse(fs.readFileSync(path.join(path.dirname(cliBinary), '..', 'package.json'), 'utf8')) as { version: string };
+    expect(version).toEqual({ code: 0, stdout: `${packaged}\n`, stderr: '' });
     const health = await fetch(`${server.url}/healthz`);
     expect(await health.json()).toEqual({ status: 'ok' });
     const projects = await fetch(`${server.url}/v1/projects`, { headers: { authorization: `Bearer ${token}` } });

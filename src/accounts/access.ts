@@ -27,10 +27,21 @@ export function requireAdmin(ctx: ActorContext, action: string): void {
   if (!ctx.actor.isAdmin) throw new AppError('FORBIDDEN', `Only an administrator can ${action}.`);
 }
 
-export function requireCapability(ctx: ActorContext, capability: Capability, action: string): void {
-  if (!ctx.actor.capabilities.includes(capability)) {
-    throw new AppError('FORBIDDEN', `This token lacks the capability ${capability}, which is needed to ${action}.`);
-  }
+/** The capabilities an action needs: one, or several that must all be held. */
+export type Needed = Capability | readonly Capability[];
+
+function neededList(needed: Needed): readonly Capability[] {
+  return typeof needed === 'string' ? [needed] : needed;
+}
+
+/** Names every capability missing at once, so a token short of two is not fixed one refusal at a time. */
+function missingSentence(missing: readonly Capability[]): string {
+  return missing.length === 1 ? `the capability ${missing[0]}, which is` : `the capabilities ${missing.join(' and ')}, which are`;
+}
+
+export function requireCapability(ctx: ActorContext, needed: Needed, action: string): void {
+  const missing = neededList(needed).filter((capability) => !ctx.actor.capabilities.includes(capability));
+  if (missing.length > 0) throw new AppError('FORBIDDEN', `This token lacks ${missingSentence(missing)} needed to ${action}.`);
 }
 
 /**
@@ -44,13 +55,13 @@ const checkedProjects = new WeakMap<ActorContext, Map<string, Promise<ProjectRow
  * Loads a project the actor may see and checks one capability on it. Unknown ids and projects of
  * another account are 404; a visible project the token may not act on is 403.
  */
-export function loadProjectFor(ctx: ActorContext, projectId: string, capability: Capability, action: string): Promise<ProjectRow> {
+export function loadProjectFor(ctx: ActorContext, projectId: string, capability: Needed, action: string): Promise<ProjectRow> {
   let checked = checkedProjects.get(ctx);
   if (!checked) {
     checked = new Map();
     checkedProjects.set(ctx, checked);
   }
-  const key = `${capability} ${projectId}`;
+  const key = `${neededList(capability).join(',')} ${projectId}`;
   let project = checked.get(key);
   if (!project) {
     project = loadAndCheckProject(ctx, projectId, capability, action);
@@ -59,7 +70,7 @@ export function loadProjectFor(ctx: ActorContext, projectId: string, capability:
   return project;
 }
 
-async function loadAndCheckProject(ctx: ActorContext, projectId: string, capability: Capability, action: string): Promise<ProjectRow> {
+async function loadAndCheckProject(ctx: ActorContext, projectId: string, capability: Needed, action: string): Promise<ProjectRow> {
   if (!isUuid(projectId)) {
     throw new AppError('BAD_REQUEST', `The project id ${JSON.stringify(projectId)} is not a UUID; use the id that svc project ls prints.`);
   }
@@ -89,7 +100,7 @@ export async function capabilitiesOn(ctx: ActorContext, project: Pick<ProjectRow
   return role ? capabilitiesOfRole(role) : [];
 }
 
-export async function assertProjectAccess(ctx: ActorContext, project: ProjectRow, capability: Capability, action: string): Promise<void> {
+export async function assertProjectAccess(ctx: ActorContext, project: ProjectRow, capability: Needed, action: string): Promise<void> {
   const { actor } = ctx;
   if (actor.kind !== 'user') {
     if (actor.projectId !== project.id) {
@@ -101,7 +112,8 @@ export async function assertProjectAccess(ctx: ActorContext, project: ProjectRow
   if (actor.isAdmin) return;
   const role = await projectRoleOf(ctx, project.id, actor.userId);
   if (!role) throw new AppError('FORBIDDEN', `You are not a member of project ${project.slug}; ask an administrator to add you.`);
-  if (!capabilitiesOfRole(role).includes(capability)) {
-    throw new AppError('FORBIDDEN', `You are a member of project ${project.slug} but not one of its admins, and to ${action} needs ${capability}; ask an admin of the project.`);
+  const missing = neededList(capability).filter((needed) => !capabilitiesOfRole(role).includes(needed));
+  if (missing.length > 0) {
+    throw new AppError('FORBIDDEN', `You are a member of project ${project.slug} but not one of its admins, and to ${action} needs ${missing.join(' and ')}; ask an admin of the project.`);
   }
 }

@@ -1,21 +1,29 @@
 import type { ActorContext } from '../context.js';
 import { isUniqueViolation } from '../db/database.js';
 import { nowIso } from '../db/values.js';
-import { AppError, notFound, validationFailed } from '../errors.js';
+import { AppError, nameTaken, notFound, validationFailed } from '../errors.js';
 import { remoteKind } from '../git/arguments.js';
 import { assertDefaultBranchExists } from '../git/default-branch-choice.js';
 import { InvalidGitArgumentError } from '../git/errors.js';
 import { assertPublicRepoHost } from '../git/upstream-address.js';
-import { provisionProjectRepository, removeProjectRepository } from '../git/project-repository.js';
+import { GIT_TOKEN_SECRET, GIT_USERNAME_SECRET, provisionProjectRepository, removeProjectRepository } from '../git/project-repository.js';
+import { assertUpstreamReadable } from '../git/upstream-check.js';
 import { newId } from '../ids.js';
 import { forgetCachedPrincipals } from './principal.js';
+import { putSecret } from './secrets.js';
 import { loadProjectFor, requireCapability, requireUserToken, type ProjectRow } from './access.js';
+import { inTransaction } from '../db/in-transaction.js';
 
 export interface CreateProjectInput {
   name: string;
   slug?: string | undefined;
   default_branch?: string | undefined;
   repo_url?: string | undefined;
+  /** Credentials for repo_url, kept as the project secrets GIT_TOKEN and GIT_USERNAME. */
+  git_token?: string | undefined;
+  git_username?: string | undefined;
+  /** false: create the project without reading repo_url first (an upstream that is not up yet). */
+  check_repo?: boolean | undefined;
 }
 
 export interface UpdateProjectInput {
@@ -56,11 +64,21 @@ export async function createProject(ctx: ActorContext, input: CreateProjectInput
     updated_at: now,
   };
   if (project.name === '') throw new AppError('VALIDATION_FAILED', 'The project name must not be blank.', { issues: [{ path: '/name', message: 'must not be blank.' }] });
-  if (project.repo_url !== null) await assertUsableRepoUrl(ctx, project.repo_url);
+  if (project.repo_url === null && (input.git_token !== undefined || input.git_username !== undefined)) {
+    const field = input.git_token !== undefined ? 'git_token' : 'git_username';
+    throw validationFailed([{ path: `/${field}`, message: 'is for reading repo_url; a project without repo_url has its repository on svc, which needs no git credentials.' }]);
+  }
+  if (project.repo_url !== null) {
+    await assertUsableRepoUrl(ctx, project.repo_url);
+    if (input.check_repo !== false) {
+      const credentials = { ...(input.git_token !== undefined ? { token: input.git_token } : {}), ...(input.git_username !== undefined ? { username: input.git_username } : {}) };
+      await assertUpstreamReadable({ repoUrl: project.repo_url, credentials, pinToPublicAddress: !ctx.actor.isAdmin });
+    }
+  }
   // The repository exists before the row does, so a visible project always has one; a failed insert removes it.
   await provisionProjectRepository(ctx, project);
   try {
-    await ctx.db.transaction().execute(async (trx) => {
+    await inTransaction(ctx, async ({ db: trx }) => {
       await trx.insertInto('projects').values(project).execute();
       if (!ctx.actor.isAdmin) {
         await trx.insertInto('project_members').values({ project_id: project.id, user_id: ctx.actor.userId, role: 'admin', created_at: now }).execute();
@@ -69,10 +87,12 @@ export async function createProject(ctx: ActorContext, input: CreateProjectInput
   } catch (error) {
     await removeProjectRepository(ctx, project);
     if (isUniqueViolation(error)) {
-      throw new AppError('CONFLICT', `A project with the slug "${project.slug}" already exists; choose another slug.`);
+      throw nameTaken(`A project with the slug "${project.slug}" already exists; choose another slug.`);
     }
     throw error;
   }
+  if (input.git_token !== undefined) await putSecret(ctx, project.id, GIT_TOKEN_SECRET, input.git_token);
+  if (input.git_username !== undefined) await putSecret(ctx, project.id, GIT_USERNAME_SECRET, input.git_username);
   return project;
 }
 

@@ -1,4 +1,4 @@
-import { loadProjectFor, requireCapability, type ProjectRow } from '../accounts/access.js';
+import { loadProjectFor, type ProjectRow } from '../accounts/access.js';
 import type { Capability } from '../accounts/capabilities.js';
 import type { ActorContext } from '../context.js';
 
@@ -19,7 +19,5 @@ const NEEDS: Record<ChangeRequestAction, { base: Capability; extra: Capability |
  */
 export async function loadProjectForChangeRequests(ctx: ActorContext, projectId: string, action: ChangeRequestAction): Promise<ProjectRow> {
   const need = NEEDS[action];
-  const project = await loadProjectFor(ctx, projectId, need.base, need.wording);
-  if (need.extra) requireCapability(ctx, need.extra, need.wording);
-  return project;
+  return loadProjectFor(ctx, projectId, need.extra ? [need.base, need.extra] : need.base, need.wording);
 }

@@ -14,10 +14,41 @@ export class ApiError extends CliError {
     readonly status: number,
     readonly body: ApiErrorBody,
     details: string[],
+    headline = body.error ?? `the server answered ${status}`,
   ) {
-    super(`${body.error ?? `the server answered ${status}`}${body.code ? ` (${body.code})` : ''}`, 1, details);
+    super(`${headline}${body.code ? ` (${body.code})` : ''}`, 1, details);
     this.name = 'ApiError';
   }
+}
+
+/** What each problem list is about, as the person at the terminal knows it. */
+const LISTED_SUBJECTS: Record<string, string> = {
+  DASHBOARD_INVALID: 'The dashboard spec',
+  VALIDATION_FAILED: 'What you gave',
+  MANIFEST_INVALID: 'The manifest (svc.yaml or svc.toml) on the head branch',
+};
+
+/**
+ * The API's error as the CLI says it. Where the answer lists problems, the headline counts them and the
+ * lines below give each once: the API's own sentence repeats the first one and points at its `issues`
+ * field, which a CLI user never sees. Problems with the request body name the command's options
+ * (`--repo-url`), not the API's fields (`/repo_url`).
+ */
+export function cliApiError(status: number, body: ApiErrorBody, fieldNames: Record<string, string> | null): ApiError {
+  const issues = body.issues ?? [];
+  if (issues.length === 0) return new ApiError(status, body, describeIssues(body));
+  const named = fieldNames && body.code === 'VALIDATION_FAILED' ? issues.map((issue) => ({ ...issue, path: cliFieldName(issue.path, fieldNames) })) : issues;
+  const count = body.total ?? issues.length;
+  const subject = LISTED_SUBJECTS[body.code ?? ''] ?? 'The request';
+  const headline = `${subject} has ${count} problem${count === 1 ? '' : 's'}; fix ${count === 1 ? 'it' : 'them'} and run the command again`;
+  return new ApiError(status, body, describeIssues({ ...body, issues: named }), headline);
+}
+
+/** `/repo_url` → `--repo-url` (or the name the command gives it, such as `<name>` for an argument). */
+function cliFieldName(pointer: string, fieldNames: Record<string, string>): string {
+  const field = pointer.split('/')[1];
+  if (!field) return pointer;
+  return fieldNames[field] ?? `--${field.replace(/_/g, '-')}`;
 }
 
 export interface RequestOptions {
@@ -26,6 +57,11 @@ export interface RequestOptions {
   rawJson?: string;
   headers?: Record<string, string>;
   accept?: string;
+  /**
+   * How the command's user gives each field of `body`, for messages about them: `{ name: '<name>' }`.
+   * A field not named here is shown as its option (`repo_url` as `--repo-url`).
+   */
+  fieldNames?: Record<string, string>;
 }
 
 /** Talks to the control plane over HTTP; the only way the CLI reaches svc. */
@@ -56,7 +92,7 @@ export class ApiClient {
     const json = (response.headers.get('content-type') ?? '').includes('json') && text ? (JSON.parse(text) as unknown) : undefined;
     if (!response.ok) {
       const errorBody = (json ?? { error: text.slice(0, 500) || `HTTP ${response.status}` }) as ApiErrorBody;
-      throw new ApiError(response.status, errorBody, describeIssues(errorBody));
+      throw cliApiError(response.status, errorBody, options.body !== undefined ? (options.fieldNames ?? {}) : null);
     }
     return { status: response.status, body: (json ?? text) as T, text, headers: response.headers };
   }
@@ -68,7 +104,7 @@ export async function openStream(client: ApiClient, credentials: Credentials, pa
   if (!response.ok) {
     const text = await response.text();
     const body = ((response.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : { error: text || `HTTP ${response.status}` }) as ApiErrorBody;
-    throw new ApiError(response.status, body, describeIssues(body));
+    throw cliApiError(response.status, body, null);
   }
   return response;
 }
@@ -80,7 +116,7 @@ export async function openStream(client: ApiClient, credentials: Credentials, pa
 function describeIssues(body: ApiErrorBody): string[] {
   const lines = (body.issues ?? []).map((issue) => `${issue.path || '(document)'}: ${issue.message}`);
   if (body.total !== undefined && body.issues && body.total > body.issues.length) {
-    lines.push(`… and ${body.total - body.issues.length} more (fix these and publish again to see the rest)`);
+    lines.push(`… and ${body.total - body.issues.length} more (fix these and run the command again to see the rest)`);
   }
   for (const path of body.conflicts ?? []) lines.push(`conflict: ${path}`);
   return lines;

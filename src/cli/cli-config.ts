@@ -67,6 +67,8 @@ export function resolveCredentials(deps: Pick<CliDeps, 'env'>): Credentials {
   if (stored) {
     return { apiUrl: normaliseApiUrl(env.SVC_API_URL || stored.url), token: envToken || stored.token, source: envToken ? 'environment' : 'login' };
   }
+  const emptyVariable = (['SVC_CLI_TOKEN', 'SVC_EXECUTOR_TOKEN'] as const).find((name) => env[name] !== undefined && env[name]?.trim() === '');
+  if (!envToken && emptyVariable) throw new CliError(`${emptyVariable} is set but empty: set it to a token (is the variable it was copied from set?), or unset it and run svc login.`);
   if (envToken) throw new CliError('SVC_CLI_TOKEN is set but SVC_API_URL is not; set SVC_API_URL to the server API (for example http://127.0.0.1:8080/v1) or run svc login.');
   throw new CliError('Not logged in: run svc login --url <server> --token <token>, or set SVC_API_URL and SVC_CLI_TOKEN.');
 }

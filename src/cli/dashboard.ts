@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { withoutByteOrderMark } from '../json-document.js';
+import { locateJsonSyntaxError } from '../json-syntax.js';
 import { ApiClient } from './api-client.js';
 import { resolveCredentials } from './cli-config.js';
 import { CliError, type CliDeps } from './deps.js';
@@ -80,7 +81,10 @@ async function readJsonInput(file: string, deps: CliDeps): Promise<string> {
   try {
     JSON.parse(text);
   } catch (error) {
-    throw new CliError(`${file === '-' ? 'standard input' : file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    const where = locateJsonSyntaxError(text);
+    const name = file === '-' ? 'standard input' : file;
+    if (where) throw new CliError(`${name} is not valid JSON: line ${where.line}, column ${where.column}: ${where.problem}. Fix it and run the command again.`);
+    throw new CliError(`${name} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
   return text;
 }

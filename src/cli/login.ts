@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ApiClient } from './api-client.js';
 import { normaliseApiUrl, saveLogin } from './cli-config.js';
-import type { CliDeps } from './deps.js';
+import { CliError, type CliDeps } from './deps.js';
 
 export interface LoginOptions {
   url: string;
@@ -10,6 +10,8 @@ export interface LoginOptions {
 
 /** Checks the token against the server before storing it, so a typo fails now rather than later. */
 export async function runLogin(options: LoginOptions, deps: CliDeps): Promise<void> {
+  // `--token "$TOKEN"` with TOKEN unset arrives as an empty string: say so, rather than "not recognised".
+  if (options.token.trim() === '') throw new CliError('The token is empty: pass --token <token> (is the variable holding it set?).', 2);
   const apiUrl = normaliseApiUrl(options.url);
   const client = new ApiClient({ apiUrl, token: options.token, source: 'login' });
   const { body } = await client.request<{ projects: unknown[] }>('GET', '/v1/projects');

@@ -1,17 +1,25 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError } from 'commander';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { registerCr } from './cr/index.js';
 import { registerDashboard } from './dashboard.js';
 import { CliError, processDeps } from './deps.js';
 import { registerLink } from './link.js';
 import { registerLogin } from './login.js';
 import { registerProject } from './project.js';
+import { registerSecret } from './secret.js';
 import { registerServe } from './serve.js';
 import { registerSession } from './session/index.js';
 import { registerToken } from './token.js';
+import { registerUser } from './user.js';
 
 export function buildProgram(): Command {
   const program = new Command('svc')
     .description('svc: control plane for coding agents (sessions, change requests, triggers, dashboards)')
+    .version(packageVersion(), '-V, --version', 'print the version of svc')
+    // `svc --version` is the program's; `svc dashboard show x --version 2` stays the subcommand's own option.
+    .enablePositionalOptions()
     .showHelpAfterError('(run svc --help for usage)')
     .exitOverride();
   const deps = processDeps;
@@ -19,6 +27,8 @@ export function buildProgram(): Command {
   registerLogin(program, deps);
   registerProject(program, deps);
   registerToken(program, deps);
+  registerSecret(program, deps);
+  registerUser(program, deps);
   registerDashboard(program, deps);
   registerCr(program, deps);
   registerSession(program, deps);
@@ -28,6 +38,11 @@ export function buildProgram(): Command {
     for (const sub of command.commands) sub.exitOverride();
   }
   return program;
+}
+
+function packageVersion(): string {
+  const manifest = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
+  return manifest.version;
 }
 
 // A reader that stops early (`svc dashboard ls | head -1`) closes the pipe: it has what it wanted, so

@@ -1,5 +1,7 @@
+import path from 'node:path';
 import type { BootstrapResult } from '../accounts/bootstrap.js';
 import { loadConfig, type Config } from '../config.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { isClusterWorker, startClusterPrimary, startClusterWorker } from '../server/cluster.js';
 import { startServer } from '../server/start.js';
 import { CliError } from './deps.js';
@@ -89,10 +91,19 @@ export async function runServe(options: ServeOptions, env: NodeJS.ProcessEnv): P
     if (boot.generatedToken) {
       log(
         `\nAdmin token (shown once, also written to ${boot.tokenFile}):\n\n  ${boot.generatedToken}\n\n` +
-          `Log the CLI in with:  svc login --url ${baseUrlExplicit ? config.baseUrl : url} --token <token>\n`,
+          `Log the CLI in with:  svc login --url ${baseUrlExplicit ? config.baseUrl : url} --token <token>\n` +
+          `(${svcCommandHint()})\n`,
       );
     }
   }
+}
+
+/**
+ * How to get the `svc` command: never `npx svc`, which outside this checkout fetches an unrelated package
+ * of the same name from the public registry and runs it.
+ */
+export function svcCommandHint(): string {
+  return `svc is this checkout's CLI: run npm link once in ${PACKAGE_ROOT} to put it on your PATH, or run node ${path.join(PACKAGE_ROOT, 'bin', 'svc.js')}`;
 }
 
 /** An address that means "every interface": fine to listen on, useless in a link. */

@@ -82,8 +82,16 @@ describe('the top level', () => {
 describe('block kinds', () => {
   it('reports an unknown type once, at the type, naming it and listing the kinds', () => {
     // The other fields are not checked against any kind: one issue, not 31 alternatives.
-    const issues = issuesOf(specWithBlocks(validBlocks.stat, { type: 'bars', colour: 1, data: 'x' }));
-    expect(issues).toEqual([{ path: '/sections/0/blocks/1/type', message: `"bars" is not a block kind; use one of: ${KIND_LIST}.` }]);
+    const issues = issuesOf(specWithBlocks(validBlocks.stat, { type: 'bogus', colour: 1, data: 'x' }));
+    expect(issues).toEqual([{ path: '/sections/0/blocks/1/type', message: `"bogus" is not a block kind; use one of: ${KIND_LIST}.` }]);
+  });
+
+  it('suggests the one kind a borrowed or mistyped name means, instead of listing them all', () => {
+    const suggested = (type: string) => issuesOf(specWithBlocks({ type, text: 'x' }))[0]?.message;
+    expect(suggested('markdown')).toBe('"markdown" is not a block kind; did you mean "prose"?');
+    expect(suggested('bars')).toBe('"bars" is not a block kind; did you mean "chart"?');
+    expect(suggested('tabel')).toBe('"tabel" is not a block kind; did you mean "table"?');
+    expect(suggested('Callout')).toBe('"Callout" is not a block kind; did you mean "callout"?');
   });
 
   it("reports a missing type at the block's /type", () => {

@@ -9,6 +9,7 @@ import { Ajv, type AnySchemaObject, type ErrorObject, type ValidateFunction } fr
 import { MAX_ISSUES, type Issue } from '../errors.js';
 import { nulCharacterIssues } from '../json-document.js';
 import { escapePointerToken } from '../json-pointer.js';
+import { nearestBlockKind } from './nearest-block-kind.js';
 import { UUID, isUri } from './string-formats.js';
 import {
   BLOCK_KINDS,
@@ -392,6 +393,9 @@ const BLOCK_KIND_LIST = BLOCK_KINDS.join(', ');
 function blockKindMessage(tagValue: unknown): string {
   if (tagValue === undefined) return `required property "type" is missing; it names the block kind, one of: ${BLOCK_KIND_LIST}.`;
   if (typeof tagValue !== 'string') return `must be a string naming the block kind (got ${describe(tagValue)}); use one of: ${BLOCK_KIND_LIST}.`;
+  const nearest = nearestBlockKind(tagValue);
+  // One suggestion reads faster than 31 names; the list is for a name nothing resembles.
+  if (nearest) return `${describe(tagValue)} is not a block kind; did you mean "${nearest}"?`;
   return `${describe(tagValue)} is not a block kind; use one of: ${BLOCK_KIND_LIST}.`;
 }
 

@@ -97,6 +97,15 @@ export async function ensureMirror(
   });
 }
 
+/**
+ * Asks `repoUrl` for its branches, as a first clone would, without storing anything: whether svc can read
+ * the repository with these credentials. Throws GitError with git's stderr when it cannot.
+ */
+export async function listRemoteHeads(repoUrl: string, credentials: RemoteCredentials = {}): Promise<string> {
+  const result = await runGit(['ls-remote', '--heads', '--', userValue('remote URL', repoUrl)], remoteOptions(repoUrl, credentials));
+  return result.stdout.toString('utf8');
+}
+
 export interface FetchMirrorOptions extends RemoteCredentials {
   /** Fetch even if the mirror is fresher than maxAgeMs, and do not settle for a fetch already under way. */
   force?: boolean;

@@ -35,6 +35,18 @@ function got(error: SchemaError): string {
   return 'data' in error ? ` (got ${describeValue(error.data)})` : '';
 }
 
+/** What a value matching a pattern is, in words, by pattern: an error names that, not a regular expression. */
+const patternMeanings = new Map<string, string>();
+
+/**
+ * A schema pattern with the words its errors use instead of the expression: `must be <meaning>`, e.g.
+ * "must be a git branch name (got "a..b")".
+ */
+export function patternMeaning(pattern: string, meaning: string): string {
+  patternMeanings.set(pattern, meaning);
+  return pattern;
+}
+
 /** Keys a literal may carry besides its value (TypeBox's Literal is `{type, const}`). */
 const LITERAL_KEYS = new Set(['const', 'type', 'title', 'description']);
 
@@ -80,7 +92,7 @@ export function describeSchemaError(error: SchemaError): Issue {
     case 'maxLength':
       return { path, message: `must be at most ${String(params.limit)} characters long${typeof error.data === 'string' ? ` (it has ${error.data.length})` : ''}.` };
     case 'pattern':
-      return { path, message: `must match the pattern ${String(params.pattern)}${got(error)}.` };
+      return { path, message: `must ${patternMeanings.has(String(params.pattern)) ? `be ${patternMeanings.get(String(params.pattern))}` : `match the pattern ${String(params.pattern)}`}${got(error)}.` };
     case 'enum':
       return { path, message: choiceMessage(error, params.allowedValues as unknown[]) };
     case 'anyOf': {

@@ -18,7 +18,7 @@ export interface TestProject {
   repo_url: string | null;
 }
 
-export async function createProject(svc: TestServer, body: { name?: string; repo_url?: string; default_branch?: string } = {}, token?: string): Promise<TestProject> {
+export async function createProject(svc: TestServer, body: { name?: string; repo_url?: string; git_token?: string; default_branch?: string } = {}, token?: string): Promise<TestProject> {
   const response = await svc.request('POST', '/v1/projects', { body: { name: body.name ?? `p-${Math.random().toString(36).slice(2, 10)}`, ...body }, token });
   if (response.status !== 201) throw new Error(`project create failed: ${response.status} ${response.text}`);
   return response.body.project as TestProject;

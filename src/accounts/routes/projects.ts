@@ -7,7 +7,7 @@ import { authenticate } from '../../server/authenticate.js';
 import { errorResponses } from '../../server/http-schemas.js';
 import { presentProject } from '../presenters.js';
 import { createProject, deleteProject, getProject, listProjects, loadProjectToChange, requireProjectCreator, updateProject } from '../projects.js';
-import { BranchName, Project, ProjectParams, RepoUrl } from './schemas.js';
+import { BranchName, Project, ProjectParams, ProjectSlug, RepoUrl } from './schemas.js';
 
 const tags = ['projects'];
 
@@ -21,13 +21,20 @@ export function projectRoutes(app: FastifyInstance, services: Services): void {
       config: { tokenKinds: ['user'] },
       schema: {
         tags,
-        summary: 'Create a project (hosted repository, or a mirror of repo_url)',
+        summary: 'Create a project (hosted repository, or a mirror of repo_url, which is read first with git_token)',
         body: Type.Object(
           {
             name: Type.String({ minLength: 1, maxLength: 200 }),
-            slug: Type.Optional(Type.String({ minLength: 1, maxLength: 80, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$' })),
+            slug: Type.Optional(ProjectSlug),
             default_branch: Type.Optional(BranchName),
             repo_url: Type.Optional(RepoUrl),
+            git_token: Type.Optional(
+              Type.String({ minLength: 1, maxLength: 65536, description: 'A token that may read (and, for merges, push to) repo_url; kept as the project secret GIT_TOKEN' }),
+            ),
+            git_username: Type.Optional(
+              Type.String({ minLength: 1, maxLength: 200, description: 'The user name sent with git_token (default x-access-token); kept as the project secret GIT_USERNAME' }),
+            ),
+            check_repo: Type.Optional(Type.Boolean({ description: 'false: do not read repo_url before creating the project (default true)' })),
           },
           { additionalProperties: false },
         ),

@@ -1,18 +1,25 @@
 import { Type } from 'typebox';
+import { patternMeaning } from '../../server/schema-errors.js';
 import { CAPABILITIES } from '../capabilities.js';
 
 /** A git branch name as `git check-ref-format --branch` accepts it (no leading dash, no `..`, no control characters). */
 export const BranchName = Type.String({
   minLength: 1,
   maxLength: 255,
-  pattern: '^(?!-)(?!/)(?!.*//)(?!.*\\.\\.)(?!.*@\\{)(?!.*\\.lock(/|$))(?!.*/\\.)(?!\\.)(?!.*[/.]$)[^\\x00-\\x20~^:?*\\[\\\\\\x7f]+$',
+  pattern: patternMeaning(
+    '^(?!-)(?!/)(?!.*//)(?!.*\\.\\.)(?!.*@\\{)(?!.*\\.lock(/|$))(?!.*/\\.)(?!\\.)(?!.*[/.]$)[^\\x00-\\x20~^:?*\\[\\\\\\x7f]+$',
+    'a git branch name (no spaces, "..", "~", "^", ":", "?", "*", "[" or backslash; not starting with "-" or ending with "/" or ".")',
+  ),
   description: 'A git branch name',
 });
 
 export const RepoUrl = Type.String({
   minLength: 1,
   maxLength: 2048,
-  pattern: '^(https?://|ssh://|git://|file://|/|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:)\\S+$',
+  pattern: patternMeaning(
+    '^(https?://|ssh://|git://|file://|/|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:)\\S+$',
+    'the address of a git repository without spaces: https://host/path, ssh://host/path, git://host/path, user@host:path, file:///path or an absolute local path',
+  ),
   description: 'Any git remote: https://…, ssh://…, user@host:path, file://… or an absolute local path',
 });
 
@@ -33,3 +40,10 @@ export const Project = Type.Object({
 export const CapabilityName = Type.Union(CAPABILITIES.map((c) => Type.Literal(c)), { title: 'capability' });
 
 export const ProjectParams = Type.Object({ id: Type.String({ description: 'Project id (UUID)' }) });
+
+/** A project's URL name. */
+export const ProjectSlug = Type.String({
+  minLength: 1,
+  maxLength: 80,
+  pattern: patternMeaning('^[a-z0-9]+(?:-[a-z0-9]+)*$', 'lowercase letters and digits in words joined by single hyphens, such as billing-api'),
+});

@@ -12,6 +12,7 @@ import {
   endUserWebSessions,
   listProjectMembers,
   listUsers,
+  namesOfPeople,
   putProjectMember,
   removeProjectMember,
   requireUserCreator,
@@ -115,6 +116,24 @@ export function userRoutes(app: FastifyInstance, services: Services): void {
     async (request) => {
       const ctx = await authenticate(services, request);
       return { members: await listProjectMembers(ctx, request.params.id) };
+    },
+  );
+
+  api.get(
+    '/v1/projects/:id/people',
+    {
+      schema: {
+        tags,
+        summary: 'The names of users by id, for the ids a project’s change requests and sessions carry (needs project.read)',
+        params: Type.Object({ id: Type.String() }),
+        querystring: Type.Object({ ids: Type.String({ maxLength: 3700, description: 'Comma-separated user ids, at most 100' }) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ people: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })) }), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const ctx = await authenticate(services, request);
+      const ids = request.query.ids.split(',').map((id) => id.trim()).filter((id) => id !== '').slice(0, 100);
+      return { people: await namesOfPeople(ctx, request.params.id, ids) };
     },
   );
 

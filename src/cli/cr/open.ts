@@ -28,6 +28,7 @@ export async function runCrOpen(options: CrOpenOptions, deps: CliDeps): Promise<
   const { body } = await withHints(() =>
     client.request<{ change_request: ChangeRequest }>('POST', base, {
       body: { title: options.title, description: options.description, head_ref: head, base_ref: options.base, session_id: session },
+      fieldNames: { head_ref: '--head', base_ref: '--base', session_id: '--session (or SVC_SESSION_ID)' },
     }),
   );
   const cr = body.change_request;

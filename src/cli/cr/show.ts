@@ -1,6 +1,7 @@
 import { ApiError, type ApiClient } from '../api-client.js';
 import type { CliDeps } from '../deps.js';
 import { bold, colour, printJson, timeCell } from '../output.js';
+import { peopleNames } from '../people.js';
 import { crPath, pluralise, projectClient, shortSha, withHints, type ChangeRequest, type MergePreview } from './change-request-api.js';
 import { statusLabel } from './status-label.js';
 
@@ -15,7 +16,7 @@ export interface CrShowOptions {
  * `merge_preview_error` (`{error, code}`) when the server could not preview the merge.
  */
 export async function runCrShow(cr: string, options: CrShowOptions, deps: CliDeps): Promise<void> {
-  const { client, base } = await projectClient(options, deps);
+  const { client, base, projectId } = await projectClient(options, deps);
   const { body } = await withHints(() => client.request<{ change_request: ChangeRequest }>('GET', crPath(base, cr)));
   const changeRequest = body.change_request;
   const preview = changeRequest.status === 'open' ? await fetchPreview(client, crPath(base, String(changeRequest.number), 'merge-preview')) : null;
@@ -26,8 +27,10 @@ export async function runCrShow(cr: string, options: CrShowOptions, deps: CliDep
       ...(preview && !preview.ok ? { merge_preview_error: preview.error } : {}),
     });
   }
-  if (deps.isTTY) printForTerminal(deps, changeRequest, preview);
-  else printForPipe(deps, changeRequest, preview);
+  const requested = changeRequest.metadata.requested_changes ?? [];
+  const nameOf = await peopleNames(client, projectId, [changeRequest.created_by, changeRequest.merged_by, changeRequest.closed_by, ...requested.map((entry) => entry.by)]);
+  if (deps.isTTY) printForTerminal(deps, changeRequest, preview, nameOf);
+  else printForPipe(deps, changeRequest, preview, nameOf);
 }
 
 /** A preview, or why the server could not make one (a branch deleted, the upstream unreachable). */
@@ -43,13 +46,15 @@ async function fetchPreview(client: ApiClient, path: string): Promise<PreviewOut
   }
 }
 
-function printForTerminal(deps: CliDeps, cr: ChangeRequest, preview: PreviewOutcome | null): void {
+type NameOf = (id: string | null | undefined) => string;
+
+function printForTerminal(deps: CliDeps, cr: ChangeRequest, preview: PreviewOutcome | null, nameOf: NameOf): void {
   const out = (line = '') => deps.stdout.write(`${line}\n`);
   out(`${bold(deps, `#${cr.number} ${cr.title}`)}  ${statusLabel(deps, cr.status)}`);
   out(`${cr.head_ref} → ${cr.base_ref}  ${colour(deps, 'dim', `(head ${shortSha(cr.head_commit_sha)}, base ${shortSha(cr.base_commit_sha)})`)}`);
-  out(`opened ${timeCell(deps, cr.created_at)} by ${cr.created_by}${cr.origin_session_id ? ` from session ${cr.origin_session_id}` : ''}`);
-  if (cr.merged_at) out(`merged ${timeCell(deps, cr.merged_at)} by ${cr.merged_by ?? '?'} as ${shortSha(cr.merge_commit_sha)}`);
-  if (cr.closed_at) out(`closed ${timeCell(deps, cr.closed_at)} by ${cr.closed_by ?? '?'}`);
+  out(`opened ${timeCell(deps, cr.created_at)} by ${nameOf(cr.created_by)}${cr.origin_session_id ? ` from session ${cr.origin_session_id}` : ''}`);
+  if (cr.merged_at) out(`merged ${timeCell(deps, cr.merged_at)} by ${nameOf(cr.merged_by)} as ${shortSha(cr.merge_commit_sha)}`);
+  if (cr.closed_at) out(`closed ${timeCell(deps, cr.closed_at)} by ${nameOf(cr.closed_by)}`);
   if (cr.description) {
     out();
     for (const line of cr.description.split('\n')) out(`  ${line}`);
@@ -66,7 +71,7 @@ function printForTerminal(deps: CliDeps, cr: ChangeRequest, preview: PreviewOutc
   if (requested.length > 0) {
     out();
     out(bold(deps, 'Requested changes'));
-    for (const entry of requested) out(`  - ${entry.text} ${colour(deps, 'dim', `(${entry.by}, ${timeCell(deps, entry.at)})`)}`);
+    for (const entry of requested) out(`  - ${entry.text} ${colour(deps, 'dim', `(${nameOf(entry.by)}, ${timeCell(deps, entry.at)})`)}`);
   }
 }
 
@@ -83,7 +88,7 @@ function describePreview(deps: CliDeps, cr: ChangeRequest, preview: MergePreview
 }
 
 /** `key<TAB>value` lines: stable for scripts. */
-function printForPipe(deps: CliDeps, cr: ChangeRequest, preview: PreviewOutcome | null): void {
+function printForPipe(deps: CliDeps, cr: ChangeRequest, preview: PreviewOutcome | null, nameOf: NameOf): void {
   const rows: Array<[string, string | number | boolean | null]> = [
     ['number', cr.number],
     ['cr_id', cr.cr_id],
@@ -96,6 +101,9 @@ function printForPipe(deps: CliDeps, cr: ChangeRequest, preview: PreviewOutcome 
     ['merge_commit_sha', cr.merge_commit_sha],
     ['origin_session_id', cr.origin_session_id],
     ['created_by', cr.created_by],
+    ['created_by_name', nameOf(cr.created_by)],
+    ['merged_by_name', cr.merged_by ? nameOf(cr.merged_by) : null],
+    ['closed_by_name', cr.closed_by ? nameOf(cr.closed_by) : null],
     ['created_at', cr.created_at],
     ['updated_at', cr.updated_at],
     ['merged_at', cr.merged_at],

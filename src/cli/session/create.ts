@@ -19,7 +19,7 @@ export async function runSessionCreate(options: SessionCreateOptions, deps: CliD
   if (options.agent !== undefined) body.agent = options.agent;
   if (options.model !== undefined) body.model = options.model;
   if (options.base !== undefined) body.base_ref = options.base;
-  const { body: created } = await client.request<{ session: Session }>('POST', base, { body });
+  const { body: created } = await client.request<{ session: Session }>('POST', base, { body, fieldNames: { base_ref: '--base' } });
   if (options.json) return printJson(deps, created.session);
   deps.stdout.write(`${created.session.id}\n`);
   deps.stderr.write(`Session started on branch ${created.session.branch} (from ${created.session.base_ref}); follow it with: svc session logs ${created.session.id} --follow\n`);

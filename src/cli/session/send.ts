@@ -19,7 +19,7 @@ export async function runSessionSend(id: string, text: string, options: SessionS
   const message = text === '-' ? await readAllText(deps.stdin) : text;
   if (message.trim() === '') throw new CliError('The message is empty; say what the agent should do.', 2);
   const { client, base } = await sessionClient(options, deps);
-  const { body } = await client.request<{ session: Session }>('POST', sessionPath(base, id, 'messages'), { body: { text: message } });
+  const { body } = await client.request<{ session: Session }>('POST', sessionPath(base, id, 'messages'), { body: { text: message }, fieldNames: { text: 'the message' } });
   if (options.json) return printJson(deps, body.session);
   deps.stderr.write(body.session.status === 'running' ? 'Sent.\n' : `Sent; the session is ${body.session.status} and gets it once it is running.\n`);
 }

@@ -1,5 +1,6 @@
 import type { CliDeps } from '../deps.js';
 import { printJson } from '../output.js';
+import { peopleNames } from '../people.js';
 import { sessionClient, sessionPath, type Session } from './session-api.js';
 
 export interface SessionShowOptions {
@@ -8,7 +9,7 @@ export interface SessionShowOptions {
 }
 
 export async function runSessionShow(id: string, options: SessionShowOptions, deps: CliDeps): Promise<void> {
-  const { client, base } = await sessionClient(options, deps);
+  const { client, base, projectId } = await sessionClient(options, deps);
   const { body } = await client.request<{ session: Session }>('GET', sessionPath(base, id));
   const session = body.session;
   if (options.json) return printJson(deps, session);
@@ -19,6 +20,7 @@ export async function runSessionShow(id: string, options: SessionShowOptions, de
     ['branch', `${session.branch} (from ${session.base_ref})`],
     ['agent', `${session.agent ?? 'default'}${session.model ? ` · ${session.model}` : ''}`],
     ['trigger', session.trigger_slug ?? '-'],
+    ['started by', (await peopleNames(client, projectId, [session.created_by]))(session.created_by)],
     ['created', session.created_at],
     ['last activity', session.last_activity_at ?? '-'],
   ];

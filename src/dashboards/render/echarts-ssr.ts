@@ -51,7 +51,33 @@ export function textWidth(text: string, font: string): number {
   return echarts.format.getTextRect(text, font).width;
 }
 
+const CONSOLE_METHODS = ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const;
+const silent = (): void => undefined;
+
+/**
+ * Runs a drawing with the console muted. ECharts' development checks print what they think of an option
+ * ("Custom series renderItem 'x' not found") on the console: text a publisher chooses, which must not
+ * reach the server's output wherever a chart is drawn (the request thread when SVC_RENDER_THREADS is 0,
+ * tests). What matters of it reaches the page as the error ECharts throws. Drawing is synchronous, so
+ * nothing else runs while the console is muted.
+ */
+function withConsoleMuted<T>(draw: () => T): T {
+  const saved = CONSOLE_METHODS.map((method) => console[method]);
+  for (const method of CONSOLE_METHODS) console[method] = silent;
+  try {
+    return draw();
+  } finally {
+    CONSOLE_METHODS.forEach((method, i) => {
+      console[method] = saved[i] ?? silent;
+    });
+  }
+}
+
 export function renderEChartsSvg(option: Record<string, unknown>, size: ChartSize): ChartRender {
+  return withConsoleMuted(() => drawSvg(option, size));
+}
+
+function drawSvg(option: Record<string, unknown>, size: ChartSize): ChartRender {
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: size.width, height: size.height });
   try {
     chart.setOption(option);
