@@ -51,7 +51,7 @@ describe(`web sign-in on ${testDialect}`, () => {
     const dashboard = await page('/d/weekly?print=1');
     expect(dashboard.status).toBe(302);
     expect(dashboard.headers.get('location')).toBe('/login?next=%2Fd%2Fweekly%3Fprint%3D1');
-    expect((await page('/')).headers.get('location')).toBe('/d');
+    expect((await page('/')).headers.get('location')).toBe('/login');
   });
 
   it('shows a sign-in form with both ways in, carrying a local next path only', async () => {

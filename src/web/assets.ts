@@ -7,6 +7,8 @@ import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { CLIENT_SCRIPT, THEME_BOOT_SCRIPT } from '../dashboards/render/client-script.js';
 import { buildStylesheet } from '../dashboards/render/styles.js';
+import { APP_SCRIPT } from './app/app-script.js';
+import { APP_STYLES } from './app/app-styles.js';
 import { acceptsGzip } from './http-helpers.js';
 
 export interface Asset {
@@ -26,8 +28,10 @@ function makeAsset(name: string, extension: string, type: string, text: string):
   return { path: `/assets/${name}.${shortHash(text)}.${extension}`, type, body, gzip: gzipSync(body, { level: 9 }) };
 }
 
-export const stylesheetAsset = makeAsset('app', 'css', 'text/css; charset=utf-8', buildStylesheet());
+export const stylesheetAsset = makeAsset('app', 'css', 'text/css; charset=utf-8', buildStylesheet() + APP_STYLES);
 export const scriptAsset = makeAsset('app', 'js', 'text/javascript; charset=utf-8', CLIENT_SCRIPT);
+/** The project pages' own script (live sessions and merge previews), which dashboard pages do not load. */
+export const projectScriptAsset = makeAsset('project', 'js', 'text/javascript; charset=utf-8', APP_SCRIPT);
 
 /** CSP source for the inline theme bootstrap in <head>. */
 export const themeBootHash = `'sha256-${createHash('sha256').update(THEME_BOOT_SCRIPT, 'utf8').digest('base64')}'`;
@@ -36,9 +40,9 @@ export const themeBootHash = `'sha256-${createHash('sha256').update(THEME_BOOT_S
  * Changes whenever the markup or the assets could: part of every page ETag, so a deploy never answers
  * 304 with a page that points at assets of the previous build.
  */
-export const BUILD_ID = shortHash(`${stylesheetAsset.path}${scriptAsset.path}${THEME_BOOT_SCRIPT}`).slice(0, 8);
+export const BUILD_ID = shortHash(`${stylesheetAsset.path}${scriptAsset.path}${projectScriptAsset.path}${THEME_BOOT_SCRIPT}`).slice(0, 8);
 
-const byPath = new Map<string, Asset>([stylesheetAsset, scriptAsset].map((asset) => [asset.path, asset]));
+const byPath = new Map<string, Asset>([stylesheetAsset, scriptAsset, projectScriptAsset].map((asset) => [asset.path, asset]));
 
 export function assetRoutes(app: FastifyInstance): void {
   app.get('/assets/:file', { schema: { hide: true } }, async (request, reply) => {

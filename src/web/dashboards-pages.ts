@@ -211,8 +211,6 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
     });
   }
 
-  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/d', 302));
-
   app.get('/d', { schema: { hide: true } }, async (request, reply) => {
     const ctx = await requireActor(services, request, reply);
     if (!ctx) return reply;

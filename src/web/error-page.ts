@@ -21,13 +21,20 @@ function isWallDisplay(requestPath: string): boolean {
   return query !== undefined && isFlagOn(new URLSearchParams(query).get('kiosk'));
 }
 
+/** Pages of the app for people (projects and what is in them), as opposed to the dashboards. */
+function isAppPath(requestPath: string): boolean {
+  return requestPath === '/' || requestPath.startsWith('/projects');
+}
+
 export function renderErrorPage(error: AppError, requestPath: string): Page {
   const status = error.status;
   const headline = HEADLINES[status] ?? HEADLINES[status >= 500 ? 500 : 400] ?? 'Something went wrong';
   const action =
     status === 401
       ? `<a class="btn" href="/login?next=${escapeAttr(encodeURIComponent(requestPath))}">Sign in</a>`
-      : `<a class="btn" href="/d">All dashboards</a>`;
+      : isAppPath(requestPath)
+        ? `<a class="btn" href="/">Your projects</a>`
+        : `<a class="btn" href="/d">All dashboards</a>`;
   // A 401 waits for someone to sign in; anything else may pass (a dashboard published again, a page drawn).
   const retry = isWallDisplay(requestPath) && status !== 401;
   const retryNote = retry ? `<p class="error-retry">This wall display tries again every minute.</p>` : '';
@@ -36,7 +43,7 @@ export function renderErrorPage(error: AppError, requestPath: string): Page {
     title: headline,
     body,
     signedIn: status !== 401,
-    crumbs: [{ label: 'Dashboards', href: '/d' }],
+    crumbs: isAppPath(requestPath) ? [{ label: 'Projects', href: '/' }] : [{ label: 'Dashboards', href: '/d' }],
     ...(retry ? { refreshSeconds: WALL_DISPLAY_RETRY_SECONDS } : {}),
   });
 }

@@ -29,6 +29,8 @@ export interface PageOptions {
   signedIn?: boolean;
   /** Markup before <main>, e.g. the print preview bar. */
   beforeMain?: string;
+  /** Extra scripts (asset paths) after the common one, e.g. the project pages' own. */
+  scripts?: readonly string[];
   /** Load the page again after this many seconds (a wall display's error page). */
   refreshSeconds?: number;
 }
@@ -77,7 +79,7 @@ function renderTopbar(options: PageOptions): string {
     .join('');
   const signOut = options.signedIn === false ? '' : '<form method="post" action="/logout"><button class="btn" type="submit">Sign out</button></form>';
   return (
-    `<header class="topbar"><div class="topbar-in"><a class="brand" href="/d"><span class="brand-mark" aria-hidden="true">s</span>svc</a>` +
+    `<header class="topbar"><div class="topbar-in"><a class="brand" href="/"><span class="brand-mark" aria-hidden="true">s</span>svc</a>` +
     `<nav class="crumbs" aria-label="Breadcrumb">${crumbs}</nav><div class="topbar-actions">${options.actions ?? ''}` +
     `<button class="btn icon-btn" type="button" data-theme-toggle aria-label="Switch theme" title="Switch theme">${THEME_ICONS}</button>${signOut}</div></div></header>`
   );
@@ -90,7 +92,7 @@ export function renderPage(options: PageOptions): Page {
     `<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="color-scheme" content="light dark">` +
     `<meta name="referrer" content="same-origin">${options.refreshSeconds ? `<meta http-equiv="refresh" content="${options.refreshSeconds}">` : ''}<title>${escapeAttr(options.title)} · svc</title>` +
     `<link rel="icon" href="${FAVICON}"><link rel="stylesheet" href="${stylesheetAsset.path}"><script>${THEME_BOOT_SCRIPT}</script>` +
-    `<script src="${scriptAsset.path}" defer></script></head><body>` +
+    `<script src="${scriptAsset.path}" defer></script>${(options.scripts ?? []).map((src) => `<script src="${escapeAttr(src)}" defer></script>`).join('')}</head><body>` +
     // The first stop for a keyboard: past the top bar's links and buttons to the page itself.
     (options.bare ? '' : '<a class="skip-link" href="#main">Skip to content</a>' + renderTopbar(options)) +
     (options.beforeMain ?? '') +

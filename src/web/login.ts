@@ -32,8 +32,8 @@ function renderLoginPage(form: LoginForm): ReturnType<typeof renderPage> {
   const error = form.error ? `<p class="form-error" role="alert">${escapeHtml(form.error)}</p>` : '';
   const tokenError = form.tokenError ? `<p class="form-error" role="alert">${escapeHtml(form.tokenError)}</p>` : '';
   const body =
-    `<div class="auth"><div class="auth-card"><a class="brand" href="/d"><span class="brand-mark" aria-hidden="true">s</span>svc</a>` +
-    `<h1>Sign in</h1><p class="lede">See the dashboards your agents publish.</p>${error}` +
+    `<div class="auth"><div class="auth-card"><a class="brand" href="/"><span class="brand-mark" aria-hidden="true">s</span>svc</a>` +
+    `<h1>Sign in</h1><p class="lede">Review your agents’ work, talk to them, and read their dashboards.</p>${error}` +
     `<form method="post" action="/login" class="login-password">${next}` +
     `<div class="form-row"><label for="login-name">User name</label><input class="input" id="login-name" name="name" autocomplete="username" autocapitalize="none" spellcheck="false" required value="${escapeAttr(form.name)}"${form.tokenError ? '' : ' autofocus'}></div>` +
     `<div class="form-row"><label for="login-password">Password</label><input class="input" id="login-password" type="password" name="password" autocomplete="current-password" required></div>` +

@@ -1,5 +1,6 @@
 /**
- * The web UI: sign-in, the dashboards pages and their assets. Registered in its own scope, so the form
+ * The web UI: sign-in, the app for people (projects, change requests, sessions, settings), the
+ * dashboards pages and their assets. Registered in its own scope, so the form
  * body parser, the cookie parser and the HTML error pages apply to these routes only; the JSON API
  * keeps its JSON errors and refuses form bodies.
  */
@@ -9,6 +10,10 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Services } from '../context.js';
 import type { AppError } from '../errors.js';
 import { toAppError } from '../server/error-handler.js';
+import { changeRequestPageRoutes } from './app/change-request-pages.js';
+import { projectsPageRoutes } from './app/projects-pages.js';
+import { sessionPageRoutes } from './app/session-pages.js';
+import { settingsPageRoutes } from './app/settings-pages.js';
 import { assetRoutes } from './assets.js';
 import { dashboardPageRoutes } from './dashboards-pages.js';
 import type { PageRenderer } from './page-renderer.js';
@@ -22,7 +27,7 @@ const FORM_BODY_LIMIT = 16 * 1024;
 
 /** Addresses of the web UI: their errors are pages, also those raised before routing (a bad URL). */
 export function isWebPagePath(url: string): boolean {
-  return /^\/(?:d|login|logout)(?:[/?#]|$)/.test(url);
+  return /^\/(?:d|login|logout|projects)?(?:[/?#]|$)/.test(url);
 }
 
 export function sendErrorPage(reply: FastifyReply, error: AppError, url: string): FastifyReply {
@@ -42,4 +47,8 @@ export async function webRoutes(scope: FastifyInstance, services: Services, rend
   assetRoutes(scope);
   loginRoutes(scope, services, loginThrottle);
   dashboardPageRoutes(scope, services, renderer);
+  projectsPageRoutes(scope, services);
+  changeRequestPageRoutes(scope, services);
+  sessionPageRoutes(scope, services);
+  settingsPageRoutes(scope, services);
 }
