@@ -11,7 +11,7 @@ import { AppError } from '../../errors.js';
 import { escapeAttr } from '../../dashboards/render/escape.js';
 import { sessionsOf } from '../../sessions/session-services.js';
 import { isSameOriginPost } from '../login.js';
-import { SESSION_COOKIE } from '../web-sessions.js';
+import { SIGN_IN_COOKIE } from '../../accounts/sign-ins.js';
 
 export const CSRF_FIELD = '_csrf';
 
@@ -22,7 +22,7 @@ export function csrfTokenFor(services: Services, cookie: string): string {
 
 /** The token the pages of this request put in their forms ('' when the request carries no session cookie). */
 export function csrfTokenOf(services: Services, request: FastifyRequest): string {
-  const cookie = request.cookies[SESSION_COOKIE];
+  const cookie = request.cookies[SIGN_IN_COOKIE];
   return cookie ? csrfTokenFor(services, cookie) : '';
 }
 
@@ -34,7 +34,7 @@ const REFUSED = 'This form was not sent from a page of this site, or the page is
 
 /** Refuses (403) a form post that could have been forged by another site. */
 export function requireFormToken(services: Services, request: FastifyRequest): void {
-  if (request.headers.authorization !== undefined && request.cookies[SESSION_COOKIE] === undefined) return;
+  if (request.headers.authorization !== undefined && request.cookies[SIGN_IN_COOKIE] === undefined) return;
   if (!isSameOriginPost(request, services.config.baseUrl)) throw new AppError('FORBIDDEN', REFUSED);
   const body = request.body as Record<string, unknown> | null | undefined;
   const sent = typeof body?.[CSRF_FIELD] === 'string' ? (body[CSRF_FIELD] as string) : '';
