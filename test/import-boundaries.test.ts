@@ -29,18 +29,19 @@ const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
   changes: ['accounts', 'git', 'db', 'manifest', 'background', 'kernel'],
   manifest: ['kernel'],
   sessions: ['accounts', 'git', 'changes', 'shared', 'background', 'db', 'kernel'],
-  web: ['accounts', 'dashboards', 'db', 'background', 'kernel'],
+  web: ['accounts', 'dashboards', 'changes', 'sessions', 'db', 'background', 'kernel'],
   server: LAYERS,
   cli: ['shared', 'kernel'],
 };
 
 /**
  * Type-only imports (`import type`) that cross anyway: the ctx and Services types name every domain's
- * services, and the CLI types the bodies it reads with the server's wire schemas (never their code).
+ * services, and the CLI and the web pages type the bodies they show with the domains' types (never their code).
  */
 const MAY_IMPORT_TYPES: Partial<Record<Layer, readonly Layer[]>> = {
   kernel: LAYERS,
   cli: LAYERS,
+  web: LAYERS,
 };
 
 /**
