@@ -39,6 +39,12 @@ export interface Config {
   renderWarmupRounds: number;
   /** Versions kept per dashboard: a publish past this many deletes the oldest (SVC_DASHBOARD_VERSIONS_KEPT). */
   dashboardVersionsKept: number;
+  /** A published dashboard is drawn in the background once it has not been republished for this long. */
+  prerenderQuietMs: number;
+  /** A mirror fetched by this process within this long counts as fresh; reads older than it fetch first. */
+  mirrorMaxAgeMs: number;
+  /** How long a resolved token is reused without asking the database; another replica's revocation takes this long. */
+  tokenCacheMs: number;
   /** Fastify's trustProxy (SVC_TRUST_PROXY): which proxies' X-Forwarded-For names the client. */
   trustProxy: TrustProxy;
   sessions: SessionsConfig;
@@ -112,6 +118,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
     renderTimeoutMs: parseCount('SVC_RENDER_TIMEOUT_MS', env.SVC_RENDER_TIMEOUT_MS, 100, 600_000) ?? 20_000,
     renderWarmupRounds: parseCount('SVC_RENDER_WARMUP_ROUNDS', env.SVC_RENDER_WARMUP_ROUNDS, 0, 50) ?? DEFAULT_RENDER_WARMUP_ROUNDS,
     dashboardVersionsKept: parseCount('SVC_DASHBOARD_VERSIONS_KEPT', env.SVC_DASHBOARD_VERSIONS_KEPT, 1, 1_000_000) ?? 100,
+    prerenderQuietMs: parseCount('SVC_PRERENDER_QUIET_MS', env.SVC_PRERENDER_QUIET_MS, 1, 600_000) ?? 500,
+    mirrorMaxAgeMs: parseCount('SVC_MIRROR_MAX_AGE_MS', env.SVC_MIRROR_MAX_AGE_MS, 0, 3_600_000) ?? 5_000,
+    tokenCacheMs: parseCount('SVC_TOKEN_CACHE_MS', env.SVC_TOKEN_CACHE_MS, 0, 60_000) ?? 1_000,
     trustProxy: parseTrustProxy(env.SVC_TRUST_PROXY),
     sessions: {
       provider: parseProvider(env.SVC_SANDBOX_PROVIDER),

@@ -10,8 +10,22 @@ export const errorCatalog = {
   FORBIDDEN: { status: 403, when: 'the token lacks access to the project or a capability the route needs' },
   NOT_FOUND: { status: 404, when: 'unknown project, change request, dashboard, token, secret or route' },
   REQUEST_TIMEOUT: { status: 408, when: 'the request did not arrive in full within the server time limit' },
-  CONFLICT: { status: 409, when: 'the resource is not in a state that allows the operation, or a unique name is taken' },
+  CONFLICT: { status: 409, when: 'a state conflict no other 409 code names (an administrator disabling themself)' },
+  NAME_TAKEN: { status: 409, when: 'a user name or project slug that is already in use' },
+  CR_WRONG_STATUS: { status: 409, when: 'the change request\'s status does not allow the action: merge or request-changes on a CR that is not open, close on a merged CR, reopen on one that is not closed' },
+  CR_ALREADY_OPEN: { status: 409, when: 'another change request is already open for the same head → base; `number` and `cr_id` name it when it is visible' },
   MERGE_CONFLICT: { status: 409, when: 'a merge whose branches conflict; `conflicts` lists the paths' },
+  UNRELATED_HISTORIES: { status: 409, when: 'a merge of branches with no common commit; `conflicts` is empty' },
+  MERGE_IN_PROGRESS: { status: 409, when: 'another request is merging this change request right now; check it again in a moment' },
+  BASE_MOVED: { status: 409, when: 'the base branch kept moving while the merge was computed, attempt after attempt; try again' },
+  PUSH_REFUSED: { status: 409, when: 'the repository (a mirror\'s upstream) refused to move the base branch, e.g. by branch protection; svc never forces' },
+  BRANCH_MISSING: { status: 409, when: 'a branch the request needs (a CR\'s head or base, a new default branch) does not exist in the repository' },
+  COMMITS_MISSING: { status: 409, when: 'a change request names commits that are no longer in the repository (its branch was rewritten upstream)' },
+  REPOSITORY_EMPTY: { status: 409, when: 'the project\'s repository has no commits or branches yet (a session to start, a default branch to choose)' },
+  FEEDBACK_FULL: { status: 409, when: 'a change request already holds as many requested changes, or as much text, as one CR keeps' },
+  SESSION_NOT_RUNNING: { status: 409, when: 'a session whose sandbox is not running (stop, or a request to its runtime); resume it first' },
+  SESSION_DELETED: { status: 409, when: 'a deleted session (resume, send a message); start a new one' },
+  CONCURRENT_PUBLISH: { status: 409, when: 'a dashboard being published by another request at the same moment; retry' },
   VERSION_MISMATCH: { status: 412, when: '`If-Match` names a version other than the stored one' },
   PAYLOAD_TOO_LARGE: { status: 413, when: 'a body over the route limit (dashboards 16 MiB, other JSON 1 MiB)' },
   DASHBOARD_INVALID: { status: 422, when: 'a dashboard spec that breaks spec 1; `issues` lists every violation' },
@@ -71,6 +85,26 @@ export function badRequest(message: string): AppError {
 export function conflict(message: string, extra: Record<string, unknown> = {}): AppError {
   return new AppError('CONFLICT', message, extra);
 }
+
+/*
+ * One constructor per situation a client tells apart by its code (all 409): the call site words the
+ * sentence, the code says which situation it is.
+ */
+export const nameTaken = (message: string): AppError => new AppError('NAME_TAKEN', message);
+export const crWrongStatus = (message: string): AppError => new AppError('CR_WRONG_STATUS', message);
+export const crAlreadyOpen = (message: string, existing: { cr_id: string; number: number } | Record<string, never> = {}): AppError => new AppError('CR_ALREADY_OPEN', message, existing);
+export const mergeConflict = (message: string, conflicts: readonly string[]): AppError => new AppError('MERGE_CONFLICT', message, { conflicts: [...conflicts] });
+export const unrelatedHistories = (message: string): AppError => new AppError('UNRELATED_HISTORIES', message, { conflicts: [] });
+export const mergeInProgress = (message: string): AppError => new AppError('MERGE_IN_PROGRESS', message);
+export const baseMoved = (message: string): AppError => new AppError('BASE_MOVED', message);
+export const pushRefused = (message: string): AppError => new AppError('PUSH_REFUSED', message);
+export const branchMissing = (message: string): AppError => new AppError('BRANCH_MISSING', message);
+export const commitsMissing = (message: string): AppError => new AppError('COMMITS_MISSING', message);
+export const repositoryEmpty = (message: string): AppError => new AppError('REPOSITORY_EMPTY', message);
+export const feedbackFull = (message: string): AppError => new AppError('FEEDBACK_FULL', message);
+export const sessionNotRunning = (message: string): AppError => new AppError('SESSION_NOT_RUNNING', message);
+export const sessionDeleted = (message: string): AppError => new AppError('SESSION_DELETED', message);
+export const concurrentPublish = (message: string): AppError => new AppError('CONCURRENT_PUBLISH', message);
 
 export function validationFailed(issues: Issue[], summary?: string): AppError {
   const shown = issues.slice(0, MAX_ISSUES);

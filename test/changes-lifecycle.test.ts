@@ -222,7 +222,7 @@ describe(`change request lifecycle on ${testDialect}`, () => {
 
     const reopenOpen = await svc.request('POST', `${base}/1/reopen`);
     expect(reopenOpen.status).toBe(409);
-    expect(reopenOpen.body.code).toBe('CONFLICT');
+    expect(reopenOpen.body.code).toBe('CR_WRONG_STATUS');
 
     const closed = await svc.request('POST', `${base}/1/close`);
     expect(closed.status).toBe(200);
@@ -234,7 +234,7 @@ describe(`change request lifecycle on ${testDialect}`, () => {
     for (const action of ['merge', 'request-changes']) {
       const response = await svc.request('POST', `${base}/1/${action}`, { body: action === 'merge' ? {} : { feedback: 'x' } });
       expect(response.status, action).toBe(409);
-      expect(response.body.code, action).toBe('CONFLICT');
+      expect(response.body.code, action).toBe('CR_WRONG_STATUS');
     }
 
     const reopened = await svc.request('POST', `${base}/1/reopen`);
@@ -247,7 +247,7 @@ describe(`change request lifecycle on ${testDialect}`, () => {
     for (const action of ['close', 'reopen', 'merge', 'request-changes']) {
       const response = await svc.request('POST', `${base}/1/${action}`, { body: action === 'request-changes' ? { feedback: 'x' } : undefined });
       expect(response.status, action).toBe(409);
-      expect(response.body.code, action).toBe('CONFLICT');
+      expect(response.body.code, action).toBe('CR_WRONG_STATUS');
     }
     expect((await svc.request('GET', `${base}/1`)).body.change_request.status).toBe('merged');
   });

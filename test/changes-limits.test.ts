@@ -70,7 +70,7 @@ describe(`request-changes limits on ${testDialect}`, () => {
     const full = await svc.request('POST', `${crs(project)}/1/request-changes`, { body: { feedback: 'One more thing.' } });
     expect(full.status).toBe(409);
     expect(full.body).toEqual({
-      code: 'CONFLICT',
+      code: 'FEEDBACK_FULL',
       error:
         `Change request #1 already holds ${MAX_FEEDBACK_ENTRIES} requested changes, the most one CR keeps (${MAX_FEEDBACK_ENTRIES}); ` +
         'close it and open a new CR for the remaining work, or gather the feedback into fewer, longer entries.',

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { bareGit, Clone, createProject, hostedRepoPath, removeTempDirs, withToken, type TestProject } from './support/change-request-fixtures.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
@@ -22,8 +22,8 @@ afterAll(async () => {
 
 const crs = (project: TestProject) => `/v1/projects/${project.id}/change-requests`;
 
-/** A repository on `host` with main and a feature branch, and an svc project mirroring it with GIT_TOKEN set. */
-async function mirroredProject(host: TestServer) {
+/** A repository on `host` with main and a feature branch, and a project on `mirror` mirroring it with GIT_TOKEN set. */
+async function mirroredProject(host: TestServer, mirror = svc) {
   // The upstream's default branch is trunk: svc refuses pushes to a hosted default branch (contract §2),
   // while its main is an ordinary branch that people and the mirror's merges may push to.
   const remote = await createProject(host, { default_branch: 'trunk' });
@@ -36,7 +36,7 @@ async function mirroredProject(host: TestServer) {
   clone.checkout('main');
 
   // Read at create with the token, which the project keeps as its GIT_TOKEN secret.
-  const project = await createProject(svc, { repo_url: remote.clone_url, git_token: host.adminToken });
+  const project = await createProject(mirror, { repo_url: remote.clone_url, git_token: host.adminToken });
   return { remote, project, clone, upstreamRepo: hostedRepoPath(host, remote.id) };
 }
 
@@ -127,16 +127,16 @@ describe(`CRs on a mirrored repository on ${testDialect}`, () => {
   });
 
   it('serves stored SHAs silently when the upstream is gone, and refuses writes with 502 UPSTREAM_UNAVAILABLE', async () => {
-    const doomed = await startTestServer();
-    const { project, clone } = await mirroredProject(doomed);
+    // A mirror that is never fresh, so reads really try the upstream.
+    const [doomed, svc] = await Promise.all([startTestServer(), startTestServer({ env: { SVC_MIRROR_MAX_AGE_MS: '0' } })]);
+    onTestFinished(() => svc.close());
+    const { project, clone } = await mirroredProject(doomed, svc);
     const created = await svc.request('POST', crs(project), { body: { title: 'stranded', head_ref: 'feature' } });
     expect(created.status).toBe(201);
     clone.checkout('other', 'main');
     clone.commit({ 'o.txt': 'o\n' });
     await clone.push('other');
     await doomed.close();
-    // Let the mirror's freshness window pass, so reads really try the upstream.
-    await new Promise((resolve) => setTimeout(resolve, 5_200));
 
     const listed = await svc.request('GET', crs(project));
     expect(listed.status).toBe(200);

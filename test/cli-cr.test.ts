@@ -240,22 +240,22 @@ describe('svc cr for a person, with svc link', () => {
 
     const preview = await svc.request('GET', `/v1/projects/${project.id}/change-requests/1/merge-preview`);
     expect(preview.status).toBe(409);
-    expect(preview.body).toEqual({ code: 'CONFLICT', error: why });
+    expect(preview.body).toEqual({ code: 'BRANCH_MISSING', error: why });
 
     const terminal = captureDeps({ env: userEnv(), cwd: elsewhere, isTTY: true });
     await runCrShow('1', flags, terminal);
     expect(terminal.out()).toContain('#1 Short lived');
-    expect(terminal.out()).toContain(`✗ No merge preview: ${why} (CONFLICT)`);
+    expect(terminal.out()).toContain(`✗ No merge preview: ${why} (BRANCH_MISSING)`);
     expect(terminal.out()).not.toContain('Can merge');
 
     const piped = captureDeps({ env: userEnv(), cwd: elsewhere });
     await runCrShow('1', flags, piped);
     expect(piped.out()).toContain('status\topen\n');
-    expect(piped.out()).toContain(`merge_preview_error\t${why} (CONFLICT)\n`);
+    expect(piped.out()).toContain(`merge_preview_error\t${why} (BRANCH_MISSING)\n`);
 
     const json = captureDeps({ env: userEnv(), cwd: elsewhere });
     await runCrShow('1', { ...flags, json: true }, json);
-    expect(JSON.parse(json.out())).toMatchObject({ change_request: { number: 1, status: 'open' }, merge_preview: null, merge_preview_error: { error: why, code: 'CONFLICT' } });
+    expect(JSON.parse(json.out())).toMatchObject({ change_request: { number: 1, status: 'open' }, merge_preview: null, merge_preview_error: { error: why, code: 'BRANCH_MISSING' } });
   });
 
   it('prints the diff coloured only on a terminal without --no-color, then merges and closes', async () => {

@@ -11,6 +11,12 @@ afterAll(async () => {
   await svc.close();
 });
 
+/** Returns once the clock has moved to a later millisecond, so the next publish is stamped later than the last. */
+async function nextMillisecond(): Promise<void> {
+  const now = Date.now();
+  while (Date.now() === now) await new Promise((resolve) => setImmediate(resolve));
+}
+
 const spec = (slug: string, extra: Record<string, unknown> = {}) => ({ slug, title: `Dashboard ${slug}`, ...extra });
 
 describe(`dashboard publishing API on ${testDialect}`, () => {
@@ -91,7 +97,7 @@ describe(`dashboard publishing API on ${testDialect}`, () => {
     expect((await svc.request('GET', '/api/dashboards/reborn/versions/1')).headers.get('etag')).toBe(etag);
 
     expect((await svc.request('DELETE', '/api/dashboards/reborn')).status).toBe(204);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await nextMillisecond();
     await svc.request('POST', '/api/dashboards', { body: spec('reborn', { subtitle: 'new' }) });
     const after = await svc.request('GET', '/api/dashboards/reborn', { headers: { 'if-none-match': etag } });
     expect(after.status).toBe(200);
@@ -202,17 +208,17 @@ describe(`dashboard publishing API on ${testDialect}`, () => {
 
   it('serves the new page, not the old one, when a deleted slug is published again', async () => {
     const page = async (headers: Record<string, string> = {}) => {
-      const response = await fetch(`${svc.url}/d/reborn`, { headers: { authorization: `Bearer ${svc.adminToken}`, ...headers } });
+      const response = await fetch(`${svc.url}/d/reborn-page`, { headers: { authorization: `Bearer ${svc.adminToken}`, ...headers } });
       return { status: response.status, etag: response.headers.get('etag') ?? '', text: await response.text() };
     };
-    await svc.request('POST', '/api/dashboards', { body: spec('reborn', { title: 'The old dashboard' }) });
+    await svc.request('POST', '/api/dashboards', { body: spec('reborn-page', { title: 'The old dashboard' }) });
     const old = await page();
     expect(old.text).toContain('The old dashboard');
-    expect((await svc.request('DELETE', '/api/dashboards/reborn')).status).toBe(204);
+    expect((await svc.request('DELETE', '/api/dashboards/reborn-page')).status).toBe(204);
     expect((await page()).status).toBe(404);
     // Still version 1, published in a later millisecond.
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    expect((await svc.request('POST', '/api/dashboards', { body: spec('reborn', { title: 'The new dashboard' }) })).body).toMatchObject({ version: 1, created: true });
+    await nextMillisecond();
+    expect((await svc.request('POST', '/api/dashboards', { body: spec('reborn-page', { title: 'The new dashboard' }) })).body).toMatchObject({ version: 1, created: true });
     const fresh = await page({ 'if-none-match': old.etag });
     expect(fresh.status).toBe(200);
     expect(fresh.text).toContain('The new dashboard');

@@ -32,7 +32,7 @@ describe(`choosing the default branch on ${testDialect}`, () => {
     const missing = await svc.request('PATCH', `/v1/projects/${project.id}`, { body: { default_branch: 'develop' } });
     expect(missing.status).toBe(409);
     expect(missing.body).toEqual({
-      code: 'CONFLICT',
+      code: 'BRANCH_MISSING',
       error:
         "The project's repository has no branch \"develop\", so it cannot be the default branch. Its branches: main, trunk, zz-last. " +
         'Choose one of them, or push develop as a new branch first.',

@@ -51,7 +51,7 @@ describe(`platform core on ${testDialect}`, () => {
 
     const duplicate = await svc.request('POST', '/v1/projects', { body: { name: 'Other', slug: 'billing-service-v2' } });
     expect(duplicate.status).toBe(409);
-    expect(duplicate.body).toMatchObject({ code: 'CONFLICT' });
+    expect(duplicate.body).toMatchObject({ code: 'NAME_TAKEN' });
     expect(duplicate.body.error).toContain('billing-service-v2');
 
     expect((await svc.request('DELETE', `/v1/projects/${project.id}`)).status).toBe(204);

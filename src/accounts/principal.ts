@@ -33,11 +33,10 @@ export type TokenRefusal = { reason: 'unknown' } | { reason: 'user-disabled'; us
 export type TokenCheck = { principal: Principal } | { refusal: TokenRefusal };
 
 /**
- * Recently resolved tokens, per database, for one second: a publish-heavy agent otherwise pays a query
- * per request. A revocation, a disabled user or a removed member in this process clears the cache at
- * once; another replica notices within the second. Refusals are never cached.
+ * Recently resolved tokens, per database, for `cacheMs` (SVC_TOKEN_CACHE_MS, a second by default): a
+ * publish-heavy agent otherwise pays a query per request. A revocation, a disabled user or a removed member
+ * in this process clears the cache at once; another replica notices within `cacheMs`. Refusals are never cached.
  */
-const PRINCIPAL_TTL_MS = 1_000;
 const MAX_CACHED_PRINCIPALS = 10_000;
 const principalCaches = new WeakMap<Kysely<Database>, Map<string, { principal: Principal; until: number }>>();
 
@@ -47,7 +46,7 @@ export function forgetCachedPrincipals(db: Kysely<Database>): void {
 
 const UNKNOWN: { refusal: TokenRefusal } = { refusal: { reason: 'unknown' } };
 
-export async function checkToken(db: Kysely<Database>, token: string): Promise<TokenCheck> {
+export async function checkToken(db: Kysely<Database>, token: string, cacheMs: number): Promise<TokenCheck> {
   if (token.length === 0 || token.length > 512) return UNKNOWN;
   const digest = hashToken(token);
   let cache = principalCaches.get(db);
@@ -61,16 +60,10 @@ export async function checkToken(db: Kysely<Database>, token: string): Promise<T
   const found = await lookUpToken(db, digest);
   if ('principal' in found) {
     if (cache.size >= MAX_CACHED_PRINCIPALS) cache.clear();
-    cache.set(digest, { principal: found.principal, until: Math.min(now + PRINCIPAL_TTL_MS, found.expiresAt) });
+    cache.set(digest, { principal: found.principal, until: Math.min(now + cacheMs, found.expiresAt) });
     return { principal: found.principal };
   }
   return found;
-}
-
-/** The principal of a working token, or null for any token that does not act. */
-export async function authenticateToken(db: Kysely<Database>, token: string): Promise<Principal | null> {
-  const check = await checkToken(db, token);
-  return 'principal' in check ? check.principal : null;
 }
 
 async function lookUpToken(db: Kysely<Database>, digest: string): Promise<{ principal: Principal; expiresAt: number } | { refusal: TokenRefusal }> {

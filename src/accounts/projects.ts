@@ -1,7 +1,7 @@
 import type { ActorContext } from '../context.js';
 import { isUniqueViolation } from '../db/database.js';
 import { nowIso } from '../db/values.js';
-import { AppError, notFound, validationFailed } from '../errors.js';
+import { AppError, nameTaken, notFound, validationFailed } from '../errors.js';
 import { remoteKind } from '../git/arguments.js';
 import { assertDefaultBranchExists } from '../git/default-branch-choice.js';
 import { InvalidGitArgumentError } from '../git/errors.js';
@@ -12,6 +12,7 @@ import { newId } from '../ids.js';
 import { forgetCachedPrincipals } from './principal.js';
 import { putSecret } from './secrets.js';
 import { loadProjectFor, requireCapability, requireUserToken, type ProjectRow } from './access.js';
+import { inTransaction } from '../db/in-transaction.js';
 
 export interface CreateProjectInput {
   name: string;
@@ -77,7 +78,7 @@ export async function createProject(ctx: ActorContext, input: CreateProjectInput
   // The repository exists before the row does, so a visible project always has one; a failed insert removes it.
   await provisionProjectRepository(ctx, project);
   try {
-    await ctx.db.transaction().execute(async (trx) => {
+    await inTransaction(ctx, async ({ db: trx }) => {
       await trx.insertInto('projects').values(project).execute();
       if (!ctx.actor.isAdmin) {
         await trx.insertInto('project_members').values({ project_id: project.id, user_id: ctx.actor.userId, role: 'admin', created_at: now }).execute();
@@ -86,7 +87,7 @@ export async function createProject(ctx: ActorContext, input: CreateProjectInput
   } catch (error) {
     await removeProjectRepository(ctx, project);
     if (isUniqueViolation(error)) {
-      throw new AppError('CONFLICT', `A project with the slug "${project.slug}" already exists; choose another slug.`);
+      throw nameTaken(`A project with the slug "${project.slug}" already exists; choose another slug.`);
     }
     throw error;
   }

@@ -2,7 +2,7 @@ import type { ActorContext } from '../context.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { ProjectRole } from '../db/schema.js';
 import { nowIso, readBool } from '../db/values.js';
-import { AppError, notFound } from '../errors.js';
+import { AppError, conflict, nameTaken, notFound } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { endWebSessionsOf } from '../web/web-sessions.js';
 import { loadProjectFor, requireAdmin } from './access.js';
@@ -11,6 +11,7 @@ import { hashPassword } from './passwords.js';
 import { forgetCachedPrincipals } from './principal.js';
 import { generateToken, hashToken } from './token-secrets.js';
 import { findUser, loadUserFor, type UserRow } from './user-lookup.js';
+import { inTransaction } from '../db/in-transaction.js';
 
 export interface CreateUserInput {
   name: string;
@@ -48,7 +49,7 @@ export async function createUser(ctx: ActorContext, input: CreateUserInput): Pro
   const user: UserSummary = { id: newId(), name: input.name, admin: input.admin ?? false, disabled: false, created_at: now };
   const token = generateToken('user');
   try {
-    await ctx.db.transaction().execute(async (trx) => {
+    await inTransaction(ctx, async ({ db: trx }) => {
       await trx
         .insertInto('users')
         .values({
@@ -77,7 +78,7 @@ export async function createUser(ctx: ActorContext, input: CreateUserInput): Pro
         .execute();
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError('CONFLICT', `A user named "${user.name}" already exists.`);
+    if (isUniqueViolation(error)) throw nameTaken(`A user named "${user.name}" already exists.`);
     throw error;
   }
   return { user, token };
@@ -97,7 +98,7 @@ export async function listUsers(ctx: ActorContext): Promise<UserSummary[]> {
 export async function disableUser(ctx: ActorContext, userRef: string): Promise<UserSummary> {
   requireAdmin(ctx, 'disable users');
   const user = await loadUserFor(ctx, userRef, 'disable users');
-  if (user.id === ctx.actor.userId) throw new AppError('CONFLICT', 'You cannot disable yourself; another administrator can.');
+  if (user.id === ctx.actor.userId) throw conflict('You cannot disable yourself; another administrator can.');
   const disabledAt = user.disabled_at ?? nowIso();
   await ctx.db.updateTable('users').set({ disabled_at: disabledAt }).where('id', '=', user.id).execute();
   await endWebSessionsOf(ctx.db, user.id);

@@ -1,6 +1,6 @@
 import type { ActorContext } from '../context.js';
 import { nowIso } from '../db/values.js';
-import { conflict } from '../errors.js';
+import { crWrongStatus } from '../errors.js';
 import { loadProjectForChangeRequests } from './change-request-access.js';
 import type { ChangeRequestRow } from './change-request-row.js';
 import { findChangeRequest } from './find-change-request.js';
@@ -24,5 +24,5 @@ export async function closeChangeRequest(ctx: ActorContext, input: ChangeRequest
 }
 
 function mergedAlready(row: ChangeRequestRow) {
-  return conflict(`Change request #${row.number} is already merged; a merged CR cannot be closed.`);
+  return crWrongStatus(`Change request #${row.number} is already merged; a merged CR cannot be closed.`);
 }

@@ -1,6 +1,6 @@
-import { conflict } from '../errors.js';
-import { RefNotFoundError } from '../git/index.js';
+import { branchMissing } from '../errors.js';
 import type { ChangeRequestRow } from './change-request-row.js';
+import { gitRefusal } from './git-refusals.js';
 
 export interface ComparedCommits {
   baseSha: string;
@@ -31,15 +31,12 @@ export function commitsToMergeNow(row: ChangeRequestRow, tips: ReadonlyMap<strin
 }
 
 function required(row: ChangeRequestRow, commits: { baseSha: string | null; headSha: string | null }): ComparedCommits {
-  if (commits.headSha === null) throw conflict(`The branch ${row.head_ref} of change request #${row.number} does not exist; push it again (git push origin HEAD).`);
-  if (commits.baseSha === null) throw conflict(`The base branch ${row.base_ref} of change request #${row.number} does not exist in the repository.`);
+  if (commits.headSha === null) throw branchMissing(`The branch ${row.head_ref} of change request #${row.number} does not exist; push it again (git push origin HEAD).`);
+  if (commits.baseSha === null) throw branchMissing(`The base branch ${row.base_ref} of change request #${row.number} does not exist in the repository.`);
   return { baseSha: commits.baseSha, headSha: commits.headSha };
 }
 
 /** A commit the CR names is gone from the repository (e.g. an upstream rewrote its branch): 409, not 500. */
 export function explainMissingCommits(row: ChangeRequestRow, error: unknown): never {
-  if (error instanceof RefNotFoundError) {
-    throw conflict(`Change request #${row.number} names commits that are no longer in the repository (${error.missing.join(', ')}); the branch was probably rewritten upstream.`);
-  }
-  throw error;
+  throw gitRefusal(row, error);
 }

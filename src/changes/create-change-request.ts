@@ -4,7 +4,7 @@ import type { ActorContext } from '../context.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { nowIso } from '../db/values.js';
-import { AppError, conflict } from '../errors.js';
+import { AppError, crAlreadyOpen } from '../errors.js';
 import { countAhead } from '../git/index.js';
 import { openProjectRepository, type ProjectRepository } from '../git/project-repository.js';
 import { newId } from '../ids.js';
@@ -12,6 +12,7 @@ import { loadProjectForChangeRequests } from './change-request-access.js';
 import type { ChangeRequestRow } from './change-request-row.js';
 import { readBranchesForWrite } from './live-branches.js';
 import { assertNoIssues, branchIssues, descriptionIssues, shortBranchName, titleIssues } from './input-rules.js';
+import { inTransaction } from '../db/in-transaction.js';
 
 export interface CreateChangeRequestInput {
   projectId: string;
@@ -71,7 +72,7 @@ export async function createChangeRequest(ctx: ActorContext, input: CreateChange
     updated_at: now,
   };
   try {
-    const number = await ctx.db.transaction().execute(async (trx) => {
+    const number = await inTransaction(ctx, async ({ db: trx }) => {
       const next = await takeNextNumber(trx, project.id);
       await trx
         .insertInto('change_requests')
@@ -164,7 +165,7 @@ async function alreadyOpen(ctx: ActorContext, project: ProjectRow, headRef: stri
     .where('status', '=', 'open')
     .executeTakeFirst();
   if (!existing) return error;
-  return conflict(
+  return crAlreadyOpen(
     `Change request #${existing.number} is already open for ${headRef} → ${baseRef}; new pushes to ${headRef} appear in it, so there is no need for another (see svc cr show ${existing.number}).`,
     { cr_id: existing.id, number: existing.number },
   );

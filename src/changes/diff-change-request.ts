@@ -1,10 +1,11 @@
 import type { Config } from '../config.js';
 import type { ActorContext } from '../context.js';
-import { AppError } from '../errors.js';
-import { diffThreeDotWithinLimits, GitOutputTooLargeError, type DiffFile, type LimitedDiffResult, type OmittedFile } from '../git/index.js';
+import { diffThreeDotWithinLimits, type DiffFile, type LimitedDiffResult, type OmittedFile } from '../git/index.js';
 import { UpstreamUnavailableError } from '../git/project-repository.js';
 import { loadProjectForChangeRequests } from './change-request-access.js';
-import { diffedCommits, explainMissingCommits } from './compared-commits.js';
+import { diffedCommits } from './compared-commits.js';
+import { formatBytes } from './format-bytes.js';
+import { gitRefusal } from './git-refusals.js';
 import { findChangeRequest } from './find-change-request.js';
 import { refreshChangeRequest, type ChangeRequestLocator } from './get-change-request.js';
 
@@ -42,14 +43,7 @@ export async function diffChangeRequest(ctx: ActorContext, input: ChangeRequestL
   try {
     diff = await diffThreeDotWithinLimits(repo.path, { ...commits, limits: { maxFileBytes: ctx.config.diffMaxFileBytes, maxBytes: ctx.config.diffMaxBytes } });
   } catch (error) {
-    if (error instanceof GitOutputTooLargeError) {
-      throw new AppError(
-        'DIFF_TOO_LARGE',
-        `Change request #${row.number} changes so many files that even their list is over ${formatBytes(error.maxOutputBytes)}; ` +
-          `fetch ${row.head_ref} and ${row.base_ref} and compare them with git diff --stat instead.`,
-      );
-    }
-    return explainMissingCommits(row, error);
+    throw gitRefusal(row, error);
   }
   const notes = new Map(diff.omitted.map((omitted) => [omitted.index, omissionNote(omitted, ctx.config)]));
   return {
@@ -86,8 +80,4 @@ export function patchText(diff: ChangeRequestDiff): string {
   return lines.join('\n') + diff.patch;
 }
 
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1_048_576) return `${(bytes / 1024).toFixed(1).replace(/\.0$/, '')} KiB`;
-  return `${(bytes / 1_048_576).toFixed(1).replace(/\.0$/, '')} MiB`;
-}
+

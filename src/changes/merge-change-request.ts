@@ -1,12 +1,10 @@
 import type { ActorContext } from '../context.js';
 import { nowIso } from '../db/values.js';
-import { AppError, conflict, notFound } from '../errors.js';
+import { AppError, baseMoved, branchMissing, crWrongStatus, mergeInProgress, notFound } from '../errors.js';
 import {
-  MergeConflictError,
   prepareMerge,
   PushRejectedError,
   RefUpdateRaceError,
-  UnrelatedHistoriesError,
   type PreparedMerge,
   type PrepareMergeOptions,
 } from '../git/index.js';
@@ -15,6 +13,7 @@ import { openProjectRepository, UpstreamUnavailableError, type ProjectRepository
 import { loadProjectForChangeRequests } from './change-request-access.js';
 import type { ChangeRequestRow } from './change-request-row.js';
 import { findChangeRequest } from './find-change-request.js';
+import { gitRefusal } from './git-refusals.js';
 import type { ChangeRequestLocator } from './get-change-request.js';
 import { readBranchesForWrite } from './live-branches.js';
 import { assertHeadManifestValid } from './manifest-gate.js';
@@ -68,8 +67,8 @@ export async function mergeChangeRequest(ctx: ActorContext, input: MergeChangeRe
       const tips = await readBranchesForWrite(repo, { only: [row.head_ref, row.base_ref], force: attempt > 1 });
       const baseSha = tips.get(row.base_ref);
       const headSha = tips.get(row.head_ref);
-      if (headSha === undefined) throw conflict(`The branch ${row.head_ref} of change request #${row.number} does not exist; push it again (git push origin HEAD) before merging.`);
-      if (baseSha === undefined) throw conflict(`The base branch ${row.base_ref} of change request #${row.number} does not exist in the repository.`);
+      if (headSha === undefined) throw branchMissing(`The branch ${row.head_ref} of change request #${row.number} does not exist; push it again (git push origin HEAD) before merging.`);
+      if (baseSha === undefined) throw branchMissing(`The base branch ${row.base_ref} of change request #${row.number} does not exist in the repository.`);
 
       const merge = await gateThenPrepare(repo, row, { baseSha, headSha, message, author: ctx.config.mergeAuthor });
       const landed = { crId: row.id, baseShaBefore: baseSha, headSha, mergeCommitSha: merge.commitSha, mergedBy: ctx.actor.userId, mergedAt: nowIso() };
@@ -94,10 +93,7 @@ export async function mergeChangeRequest(ctx: ActorContext, input: MergeChangeRe
           lease.stop();
           await ctx.db.deleteFrom('merge_intents').where('cr_id', '=', row.id).where('owner', '=', lease.owner).execute();
           if (error instanceof RefUpdateRaceError) continue;
-          if (error instanceof PushRejectedError) {
-            throw conflict(`The repository refused to move ${row.base_ref} (${error.reason}); svc never forces a branch. Check the upstream's branch protection, then try again.`);
-          }
-          throw error;
+          throw gitRefusal(row, error);
         }
         // Anything else (a mirror's push cut off or timed out) may have come after the upstream took the
         // merge: base decides, as after a crash.
@@ -117,7 +113,7 @@ export async function mergeChangeRequest(ctx: ActorContext, input: MergeChangeRe
         repo.invalidate();
       }
     }
-    throw conflict(`${found.base_ref} kept moving while change request #${found.number} was being merged (${MAX_ATTEMPTS} attempts); try again.`);
+    throw baseMoved(`${found.base_ref} kept moving while change request #${found.number} was being merged (${MAX_ATTEMPTS} attempts); try again.`);
   });
 }
 
@@ -161,7 +157,7 @@ async function settleAfterFailedSwap(
 
 function assertOpen(row: ChangeRequestRow): void {
   if (row.status === 'open') return;
-  throw conflict(
+  throw crWrongStatus(
     row.status === 'merged'
       ? `Change request #${row.number} is already merged (${row.merge_commit_sha ?? 'no commit recorded'}).`
       : `Change request #${row.number} is closed; reopen it (svc cr reopen ${row.number}) before merging.`,
@@ -207,23 +203,7 @@ async function prepare(repo: ProjectRepository, row: ChangeRequestRow, options: 
   try {
     return await prepareMerge(repo.path, options);
   } catch (error) {
-    if (error instanceof MergeConflictError) {
-      const count = error.conflicts.length;
-      throw new AppError(
-        'MERGE_CONFLICT',
-        `Change request #${row.number} conflicts with ${row.base_ref} in ${count} file${count === 1 ? '' : 's'}; resolve the conflicts before merging: ` +
-          `merge ${row.base_ref} into ${row.head_ref} locally, fix the files, commit and push, then check svc cr show ${row.number}.`,
-        { conflicts: [...error.conflicts] },
-      );
-    }
-    if (error instanceof UnrelatedHistoriesError) {
-      throw conflict(
-        `${row.head_ref} and ${row.base_ref} have unrelated histories (no common commit), so svc will not merge them; ` +
-          `merge ${row.base_ref} into ${row.head_ref} locally (git merge --allow-unrelated-histories) and push, if that is really wanted.`,
-        { conflicts: [] },
-      );
-    }
-    throw error;
+    throw gitRefusal(row, error);
   }
 }
 
@@ -249,7 +229,7 @@ async function settleAbandonedMerge(ctx: ActorContext, repo: ProjectRepository, 
 }
 
 function mergeUnderWay(row: ChangeRequestRow): AppError {
-  return conflict(`Change request #${row.number} is being merged by another request right now; check it again in a moment.`);
+  return mergeInProgress(`Change request #${row.number} is being merged by another request right now; check it again in a moment.`);
 }
 
 async function writeIntent(

@@ -1,6 +1,7 @@
 import type { Services } from '../context.js';
 import { nowIso } from '../db/values.js';
 import type { ChangeRequestRow } from './change-request-row.js';
+import { inTransaction } from '../db/in-transaction.js';
 
 /** A merge whose commit is on base: what spec 2 rule 4 records on the CR. */
 export interface LandedMerge {
@@ -22,7 +23,7 @@ export interface LandedMerge {
  * (by a concurrent request or by a repair) keeps its record.
  */
 export async function recordLandedMerge(ctx: Services, merge: LandedMerge): Promise<ChangeRequestRow> {
-  return ctx.db.transaction().execute(async (trx) => {
+  return inTransaction(ctx, async ({ db: trx }) => {
     await trx
       .updateTable('change_requests')
       .set({

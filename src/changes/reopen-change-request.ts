@@ -1,7 +1,7 @@
 import type { ActorContext } from '../context.js';
 import { isUniqueViolation } from '../db/database.js';
 import { nowIso } from '../db/values.js';
-import { conflict } from '../errors.js';
+import { crAlreadyOpen, crWrongStatus } from '../errors.js';
 import { loadProjectForChangeRequests } from './change-request-access.js';
 import type { ChangeRequestRow } from './change-request-row.js';
 import { findChangeRequest } from './find-change-request.js';
@@ -16,7 +16,7 @@ export async function reopenChangeRequest(ctx: ActorContext, input: ChangeReques
   const project = await loadProjectForChangeRequests(ctx, input.projectId, 'edit');
   const row = await findChangeRequest(ctx, project, input.crRef);
   if (row.status !== 'closed') {
-    throw conflict(
+    throw crWrongStatus(
       row.status === 'open'
         ? `Change request #${row.number} is already open; only closed CRs can be reopened.`
         : `Change request #${row.number} is merged and cannot be reopened; open a new CR against the post-merge state.`,
@@ -28,7 +28,7 @@ export async function reopenChangeRequest(ctx: ActorContext, input: ChangeReques
     if (Number(result.numUpdatedRows) === 0) return reopenChangeRequest(ctx, input);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    throw conflict(`Another change request is already open for ${row.head_ref} → ${row.base_ref}; close it first, or keep working in it.`);
+    throw crAlreadyOpen(`Another change request is already open for ${row.head_ref} → ${row.base_ref}; close it first, or keep working in it.`);
   }
   return presentableChangeRequest(ctx, project, { ...row, ...changes });
 }

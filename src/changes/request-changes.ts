@@ -1,12 +1,13 @@
 import type { ActorContext } from '../context.js';
 import { nowIso, readJson } from '../db/values.js';
-import { AppError, conflict, notFound } from '../errors.js';
+import { AppError, crWrongStatus, feedbackFull, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { loadProjectForChangeRequests } from './change-request-access.js';
 import type { ChangeRequestMetadata, ChangeRequestRow, RequestedChange } from './change-request-row.js';
 import { findChangeRequest } from './find-change-request.js';
 import { presentableChangeRequest, type ChangeRequestLocator } from './get-change-request.js';
 import { MAX_FEEDBACK_ENTRIES, MAX_FEEDBACK_LENGTH, MAX_FEEDBACK_TOTAL_LENGTH } from './input-rules.js';
+import { inTransaction } from '../db/in-transaction.js';
 
 export interface RequestChangesInput extends ChangeRequestLocator {
   feedback: string;
@@ -29,14 +30,14 @@ export async function requestChanges(ctx: ActorContext, input: RequestChangesInp
   const found = await findChangeRequest(ctx, project, input.crRef);
   const entry: RequestedChange = { text, by: ctx.actor.userId, at: nowIso() };
 
-  const updated = await ctx.db.transaction().execute(async (trx) => {
+  const updated = await inTransaction(ctx, async ({ db: trx }) => {
     let query = trx.selectFrom('change_requests').selectAll().where('id', '=', found.id);
     // Concurrent feedback on PostgreSQL appends in turn instead of one overwriting the other's entry.
     if (ctx.dialect === 'postgres') query = query.forUpdate();
     const row = await query.executeTakeFirst();
     if (!row) throw notFound('change request', input.crRef);
     if (row.status !== 'open') {
-      throw conflict(`Change request #${row.number} is ${row.status}; changes can be requested only on an open CR.`);
+      throw crWrongStatus(`Change request #${row.number} is ${row.status}; changes can be requested only on an open CR.`);
     }
     const metadata = readJson<ChangeRequestMetadata>(row.metadata, {});
     const requested = Array.isArray(metadata.requested_changes) ? metadata.requested_changes : [];
@@ -70,14 +71,14 @@ export async function requestChanges(ctx: ActorContext, input: RequestChangesInp
 /** 409 once a CR holds as much feedback as it keeps: the advice then is a new CR, not a longer thread. */
 function assertRoomForFeedback(row: ChangeRequestRow, requested: RequestedChange[], text: string): void {
   if (requested.length >= MAX_FEEDBACK_ENTRIES) {
-    throw conflict(
+    throw feedbackFull(
       `Change request #${row.number} already holds ${requested.length} requested changes, the most one CR keeps (${MAX_FEEDBACK_ENTRIES}); ` +
         'close it and open a new CR for the remaining work, or gather the feedback into fewer, longer entries.',
     );
   }
   const held = requested.reduce((sum, entry) => sum + (typeof entry.text === 'string' ? entry.text.length : 0), 0);
   if (held + text.length > MAX_FEEDBACK_TOTAL_LENGTH) {
-    throw conflict(
+    throw feedbackFull(
       `Change request #${row.number} already holds ${held} characters of requested changes; with this ${text.length}-character feedback it would exceed the ${MAX_FEEDBACK_TOTAL_LENGTH} one CR keeps. ` +
         'Send shorter feedback, or close it and open a new CR for the remaining work.',
     );

@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { ActorContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { nowIso } from '../db/values.js';
-import { AppError } from '../errors.js';
+import { AppError, concurrentPublish } from '../errors.js';
 import { dashboardUrl, requirePublish } from './access.js';
 import { requireValidSpec } from './require-valid-spec.js';
 import { assertMayChange, publishingOwner } from './ownership.js';
@@ -84,7 +84,7 @@ export async function publishDashboard(ctx: ActorContext, input: PublishInput): 
       }
       // Another publisher created the slug between our update and insert: go round and replace it.
     }
-    throw new AppError('CONFLICT', `Dashboard "${spec.slug}" is being published concurrently; retry the request.`);
+    throw concurrentPublish(`Dashboard "${spec.slug}" is being published concurrently; retry the request.`);
   });
 
   ctx.events.emit('dashboard.published', { accountId, slug: spec.slug, createdAt: outcome.created_at, version: outcome.version });

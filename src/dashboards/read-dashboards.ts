@@ -3,6 +3,7 @@ import { AppError, notFound } from '../errors.js';
 import { dashboardUrl, requirePublish, requireRead } from './access.js';
 import { assertMayChange } from './ownership.js';
 import { deleteDashboard, findHeader, findOwner, findVersion, listHeaders, listVersions, oldestVersion, type DashboardHeader } from './store.js';
+import { inTransaction } from '../db/in-transaction.js';
 
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
@@ -130,7 +131,7 @@ export async function removeDashboard(ctx: ActorContext, slug: string): Promise<
   requirePublish(ctx, 'delete dashboards');
   checkSlug(slug);
   const key = { accountId: ctx.actor.accountId, slug };
-  const deleted = await ctx.db.transaction().execute(async (trx) => {
+  const deleted = await inTransaction(ctx, async ({ db: trx }) => {
     const owner = await findOwner(trx, key, ctx.dialect === 'postgres');
     if (!owner) return false;
     await assertMayChange(ctx, trx, slug, owner, 'delete');

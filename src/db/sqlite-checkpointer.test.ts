@@ -26,8 +26,7 @@ describe('the SQLite checkpointer', () => {
     db.pragma(`journal_size_limit = ${MiB}`);
     db.exec('CREATE TABLE versions (n INTEGER PRIMARY KEY, body TEXT NOT NULL)');
     const checkpointer = startCheckpointer(file, { intervalMs: 10, restartBytes: MiB });
-    // The checkpointer's thread takes a moment to start.
-    await sleep(300);
+    await checkpointer.ready;
     const insert = db.prepare('INSERT INTO versions (n, body) VALUES (?, ?)');
     const body = 'x'.repeat(20_000);
     let largestLog = 0;

@@ -39,6 +39,7 @@ const timer = setInterval(() => {
     db.pragma('wal_checkpoint(RESTART)');
   } catch { /* busy or closing: the next tick retries */ }
 }, workerData.intervalMs);
+parentPort.postMessage('ready');
 parentPort.on('message', () => {
   clearInterval(timer);
   try { db.pragma('wal_checkpoint(PASSIVE)'); db.close(); } catch { /* already closed */ }
@@ -47,6 +48,8 @@ parentPort.on('message', () => {
 `;
 
 export interface Checkpointer {
+  /** Settles once the thread has opened the database and checkpoints on its interval. */
+  ready: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -62,6 +65,7 @@ export function startCheckpointer(file: string, options: { intervalMs?: number; 
   // The checkpointer must never keep the process alive on its own.
   worker.unref();
   return {
+    ready: new Promise<void>((resolve) => worker.once('message', () => resolve())),
     stop: () =>
       new Promise<void>((resolve) => {
         // Waiting for the exit must keep the process alive until the final checkpoint is done.

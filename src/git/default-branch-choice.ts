@@ -6,7 +6,7 @@
  */
 import type { ProjectRow } from '../accounts/access.js';
 import type { Services } from '../context.js';
-import { AppError } from '../errors.js';
+import { branchMissing, repositoryEmpty } from '../errors.js';
 import { displayUrl, openProjectRepository } from './project-repository.js';
 import { listBranchTips } from './repository.js';
 
@@ -23,12 +23,11 @@ export async function assertDefaultBranchExists(services: Services, project: Pro
   if (repository.kind === 'hosted' && branches.length === 0) return;
   const where = repository.kind === 'hosted' ? "The project's repository" : `The repository ${displayUrl(project.repo_url ?? '')}`;
   if (branches.length === 0) {
-    throw new AppError('CONFLICT', `${where} has no branches yet, so "${branch}" cannot be the default branch; push ${branch} to it first.`);
+    throw repositoryEmpty(`${where} has no branches yet, so "${branch}" cannot be the default branch; push ${branch} to it first.`);
   }
   const shown = branches.slice(0, BRANCHES_SHOWN).join(', ');
   const more = branches.length > BRANCHES_SHOWN ? ` and ${branches.length - BRANCHES_SHOWN} more` : '';
-  throw new AppError(
-    'CONFLICT',
+  throw branchMissing(
     `${where} has no branch "${branch}", so it cannot be the default branch. Its branches: ${shown}${more}. ` +
       `Choose one of them, or push ${branch} as a new branch first.`,
   );

@@ -90,7 +90,6 @@ export {
 } from './mirror.js';
 export { isRepoLocked, withRepoLock } from './repo-lock.js';
 export {
-  DEFAULT_MIRROR_MAX_AGE_MS,
   GIT_TOKEN_SECRET,
   GIT_USERNAME_SECRET,
   hostedRepositoryPath,

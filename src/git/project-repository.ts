@@ -10,7 +10,7 @@
  * deleted, because CR merges leave branches behind and people clean them up by hand (see
  * HOSTED_REPOSITORY_CONFIG in repository.ts).
  *
- * Mirrors are fetched when the last fetch by this process is older than `mirrorMaxAgeMs` (5 s by default)
+ * Mirrors are fetched when the last fetch by this process is older than `mirrorMaxAgeMs` (SVC_MIRROR_MAX_AGE_MS, 5 s by default)
  * or when a caller forces it; concurrent refreshes of one mirror share one git process (fetchMirror).
  * Several replicas on one machine may share the data directory: the in-process lock only spares them
  * needless races, correctness comes from compare-and-swap (update-ref with the old value; a non-force push).
@@ -61,11 +61,8 @@ export interface BranchSwapOptions {
   builtOnOldSha?: boolean;
 }
 
-/** How long a mirror counts as fresh after a fetch by this process, unless a caller forces a refresh. */
-export const DEFAULT_MIRROR_MAX_AGE_MS = 5_000;
-
 export interface OpenProjectRepositoryOptions {
-  /** Overrides DEFAULT_MIRROR_MAX_AGE_MS (e.g. 0 to fetch on every refresh). */
+  /** Overrides the configured mirror age (SVC_MIRROR_MAX_AGE_MS; e.g. 0 to fetch on every refresh). */
   mirrorMaxAgeMs?: number;
 }
 
@@ -124,7 +121,7 @@ export async function openProjectRepository(
     path: mirrorPath,
     upstreamUrl: project.repo_url,
     transport,
-    maxAgeMs: options.mirrorMaxAgeMs ?? DEFAULT_MIRROR_MAX_AGE_MS,
+    maxAgeMs: options.mirrorMaxAgeMs ?? services.config.mirrorMaxAgeMs,
   });
 }
 

@@ -12,6 +12,7 @@ import { sessionRoutes } from '../sessions/routes.js';
 import { dashboardRoutes } from '../dashboards/routes.js';
 import { PageRenderer } from '../web/page-renderer.js';
 import type { LoginThrottle } from '../web/login-throttle.js';
+import type { Prerenderer } from '../web/prerender.js';
 import { isWebPagePath, sendErrorPage, webRoutes } from '../web/routes.js';
 import { gitHttpRoutes } from '../git/http-routes.js';
 import { authenticateRequests } from './authenticate.js';
@@ -28,6 +29,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The dashboard page renderer, shared by the pages and the check (tests read its activity). */
     pageRenderer: PageRenderer;
+    /** What the web pages run in the background, set by their routes: the pre-renderer, none without render threads. */
+    webPages: { prerenderer: Prerenderer | null };
   }
 }
 
@@ -78,6 +81,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   });
   app.addHook('onClose', async () => renderer.close());
   app.decorate('pageRenderer', renderer);
+  app.decorate('webPages', { prerenderer: null });
 
   await app.register(swagger, {
     openapi: {

@@ -128,7 +128,7 @@ export async function actorFor(services: Services, request: FastifyRequest, surf
     if (!principal) throw unauthenticated(refusals.sessionEnded());
     return { ...services, actor: principal };
   }
-  const check = await checkToken(services.db, presented.secret);
+  const check = await checkToken(services.db, presented.secret, services.config.tokenCacheMs);
   if ('refusal' in check) throw unauthenticated(refusalMessage(check.refusal));
   if (!accepts.includes(check.principal.kind)) throw unauthenticated(refusals.wrongKind(check.principal.kind, accepts));
   return { ...services, actor: check.principal };
@@ -152,8 +152,8 @@ export const SANDBOX_SURFACE: Surface = {
  * A token pasted where only some kinds act (the sign-in form takes user tokens): its principal, or the
  * same refusal sentence the other surfaces give.
  */
-export async function tokenOfKinds(services: Pick<Services, 'db'>, token: string, accepts: readonly TokenKind[]): Promise<{ principal: Principal } | { refusal: string }> {
-  const check = await checkToken(services.db, token);
+export async function tokenOfKinds(services: Pick<Services, 'db' | 'config'>, token: string, accepts: readonly TokenKind[]): Promise<{ principal: Principal } | { refusal: string }> {
+  const check = await checkToken(services.db, token, services.config.tokenCacheMs);
   if ('refusal' in check) return { refusal: refusalMessage(check.refusal) };
   if (!accepts.includes(check.principal.kind)) return { refusal: refusals.wrongKind(check.principal.kind, accepts) };
   return check;

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { ActorContext } from '../context.js';
 import { nowIso } from '../db/values.js';
-import { AppError } from '../errors.js';
+import { AppError, repositoryEmpty } from '../errors.js';
 import { listBranchTips } from '../git/index.js';
 import { openProjectRepository } from '../git/project-repository.js';
 import { hashToken } from '../accounts/token-secrets.js';
@@ -12,6 +12,7 @@ import { loadProjectForSessions } from './session-access.js';
 import type { SessionRow } from './session-row.js';
 import { sessionsOf } from './session-services.js';
 import { cliTokenOf, sandboxTokenOf } from './session-tokens.js';
+import { inTransaction } from '../db/in-transaction.js';
 
 export interface CreateSessionInput {
   projectId: string;
@@ -42,7 +43,7 @@ export async function createSession(ctx: ActorContext, input: CreateSessionInput
   const baseSha = tips.get(baseRef);
   if (!baseSha) {
     if (tips.size === 0) {
-      throw new AppError('CONFLICT', `The repository of project ${project.slug} has no commits yet, so there is nothing to branch from; push a first commit to ${project.default_branch}.`);
+      throw repositoryEmpty(`The repository of project ${project.slug} has no commits yet, so there is nothing to branch from; push a first commit to ${project.default_branch}.`);
     }
     const known = [...tips.keys()].sort().slice(0, 10).join(', ');
     throw new AppError('VALIDATION_FAILED', `base_ref ${JSON.stringify(baseRef)} is not a branch of the repository; branches include: ${known}.`, {
@@ -81,7 +82,7 @@ export async function createSession(ctx: ActorContext, input: CreateSessionInput
   // nobody uses, named by an id nobody holds; it is removed right away.
   await repo.compareAndSwapBranch(session.branch, baseSha, ZERO_SHA, { builtOnOldSha: true });
   try {
-    await ctx.db.transaction().execute(async (trx) => {
+    await inTransaction(ctx, async ({ db: trx }) => {
       if (ctx.dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${`svc sessions ${project.account_id}`}))`.execute(trx);
       await trx.insertInto('sessions').values(session).execute();
       await assertUnderSessionCap(trx, project.account_id, ctx.config.sessions.maxSessions);

@@ -12,7 +12,7 @@
 import http from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../context.js';
-import { AppError } from '../errors.js';
+import { AppError, sessionNotRunning } from '../errors.js';
 import { authenticate } from '../server/authenticate.js';
 import { toAppError } from '../server/error-handler.js';
 import { signUserContext, USER_CONTEXT_HEADER } from '../shared/user-context.js';
@@ -50,7 +50,7 @@ async function runningSession(services: Services, request: FastifyRequest<{ Para
   const write = request.method !== 'GET' && request.method !== 'HEAD';
   const { session } = await loadSession(ctx, request.params.id, request.params.sid, write ? 'write' : 'read');
   if (session.status !== 'running' || !session.daemon_url) {
-    throw new AppError('CONFLICT', `Session ${session.id} is ${session.status}, so its sandbox is not running; resume it (or send it a message) first.`);
+    throw sessionNotRunning(`Session ${session.id} is ${session.status}, so its sandbox is not running; resume it (or send it a message) first.`);
   }
   return { session, userId: ctx.actor.userId };
 }

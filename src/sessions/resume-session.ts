@@ -2,18 +2,19 @@ import { sql } from 'kysely';
 import type { ProjectRow } from '../accounts/access.js';
 import type { ActorContext, Services } from '../context.js';
 import { nowIso } from '../db/values.js';
-import { AppError } from '../errors.js';
+import { sessionDeleted } from '../errors.js';
 import { assertUnderSessionCap } from './session-cap.js';
 import { loadSession } from './session-access.js';
 import type { SessionRow } from './session-row.js';
 import { sessionsOf } from './session-services.js';
 import { reloadSession } from './session-status.js';
+import { inTransaction } from '../db/in-transaction.js';
 
 /** POST …/resume: a stopped or failed session boots again; a running one is left as it is (contract §6). */
 export async function resumeSession(ctx: ActorContext, projectId: string, sessionId: string): Promise<SessionRow> {
   const { project, session } = await loadSession(ctx, projectId, sessionId, 'write');
   if (session.status === 'running' || session.status === 'provisioning') return session;
-  if (session.sandbox_state === 'archived') throw new AppError('CONFLICT', `Session ${session.id} was deleted; start a new session.`);
+  if (session.sandbox_state === 'archived') throw sessionDeleted(`Session ${session.id} was deleted; start a new session.`);
   await wake(ctx, project, session);
   return reloadSession(ctx, session.id);
 }
@@ -25,7 +26,7 @@ export async function resumeSession(ctx: ActorContext, projectId: string, sessio
  */
 export async function wake(services: Services, project: ProjectRow, session: SessionRow): Promise<void> {
   const at = nowIso();
-  const moved = await services.db.transaction().execute(async (trx) => {
+  const moved = await inTransaction(services, async ({ db: trx }) => {
     if (services.dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${`svc sessions ${project.account_id}`}))`.execute(trx);
     const updated = await trx
       .updateTable('sessions')

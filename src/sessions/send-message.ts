@@ -1,13 +1,14 @@
 import type { ProjectRow } from '../accounts/access.js';
 import type { ActorContext, Services } from '../context.js';
 import { nowIso } from '../db/values.js';
-import { AppError } from '../errors.js';
+import { AppError, sessionDeleted } from '../errors.js';
 import { newId } from '../ids.js';
 import { deliverPendingMessages } from './message-delivery.js';
 import { wake } from './resume-session.js';
 import { loadSession } from './session-access.js';
 import type { SessionRow } from './session-row.js';
 import { reloadSession } from './session-status.js';
+import { inTransaction } from '../db/in-transaction.js';
 
 export const MAX_MESSAGE_LENGTH = 256 * 1024;
 
@@ -27,10 +28,10 @@ export async function sendMessage(ctx: ActorContext, projectId: string, sessionI
 /** Queues a message and makes sure it gets there: shared by people's messages, CR feedback and trigger re-prompts. */
 export async function queueMessage(services: Services, project: ProjectRow, session: SessionRow, text: string, source: 'api' | 'feedback' | 'trigger'): Promise<void> {
   if (session.sandbox_state === 'archived') {
-    throw new AppError('CONFLICT', `Session ${session.id} was deleted, so it takes no more messages; start a new session.`);
+    throw sessionDeleted(`Session ${session.id} was deleted, so it takes no more messages; start a new session.`);
   }
   const now = nowIso();
-  await services.db.transaction().execute(async (trx) => {
+  await inTransaction(services, async ({ db: trx }) => {
     const last = await trx.selectFrom('session_messages').select((eb) => eb.fn.max<number>('seq').as('seq')).where('session_id', '=', session.id).executeTakeFirst();
     await trx
       .insertInto('session_messages')

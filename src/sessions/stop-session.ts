@@ -1,5 +1,5 @@
 import type { ActorContext, Services } from '../context.js';
-import { AppError } from '../errors.js';
+import { sessionNotRunning } from '../errors.js';
 import { loadSession } from './session-access.js';
 import type { SessionRow } from './session-row.js';
 import { sessionsOf } from './session-services.js';
@@ -10,7 +10,7 @@ export async function stopSession(ctx: ActorContext, projectId: string, sessionI
   const { session } = await loadSession(ctx, projectId, sessionId, 'write');
   if (session.status === 'stopped') return session;
   if (session.status !== 'running' && session.status !== 'provisioning') {
-    throw new AppError('CONFLICT', `Session ${session.id} is ${session.status}, so there is nothing to stop; resume it first if you want it running.`);
+    throw sessionNotRunning(`Session ${session.id} is ${session.status}, so there is nothing to stop; resume it first if you want it running.`);
   }
   await hibernate(ctx, session);
   return reloadSession(ctx, session.id);

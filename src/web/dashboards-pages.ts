@@ -30,8 +30,6 @@ import { pageHeaders, sendPage } from './send-page.js';
 import { redirectToLogin, webActor } from './web-auth.js';
 
 export const PAGE_CACHE_BYTES = 64 * 1024 * 1024;
-/** A dashboard is pre-rendered once it has not been republished for this long. */
-export const PRERENDER_QUIET_MS = 500;
 /** A version whose drawing ran out of time is not drawn again for this long. */
 const TIMED_OUT_RETRY_MS = 10 * 60 * 1000;
 const MAX_TIMED_OUT = 1000;
@@ -185,7 +183,7 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
   // Drawn in the request thread, a pre-render would hold up every request; so only with render threads.
   if (services.config.renderThreads > 0) {
     const prerenderer = new Prerenderer({
-      quietMs: PRERENDER_QUIET_MS,
+      quietMs: services.config.prerenderQuietMs,
       maxPending: 1000,
       canRender: () => renderer.idle,
       render: async (target) => {
@@ -201,6 +199,7 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
         app.log.warn({ err: error, slug: target.slug, version: target.version }, 'pre-rendering a dashboard failed');
       },
     });
+    app.webPages.prerenderer = prerenderer;
     const unsubscribe = services.events.on('dashboard.published', (event) => prerenderer.published(event));
     // A server with dashboards to show has its render threads loaded and warm before the first visitor.
     app.addHook('onReady', async () => {

@@ -8,6 +8,7 @@
  * that did not take the publish renders on first view, and a pending render is forgotten on restart.
  */
 import type { DashboardVersionRef } from '../events.js';
+import { realTimers, type Timers } from '../timers.js';
 
 export type PrerenderTarget = DashboardVersionRef;
 
@@ -20,19 +21,24 @@ export interface PrerendererOptions {
   canRender: () => boolean;
   render: (target: PrerenderTarget) => Promise<void>;
   onError: (error: unknown, target: PrerenderTarget) => void;
+  /** The clock the quiet window is measured with (tests move their own). */
+  timers?: Timers;
 }
 
 interface Pending {
   target: PrerenderTarget;
   lastPublishedAt: number;
-  timer: NodeJS.Timeout;
+  cancel: () => void;
 }
 
 export class Prerenderer {
   private readonly pending = new Map<string, Pending>();
   private closed = false;
+  private readonly timers: Timers;
 
-  constructor(private readonly options: PrerendererOptions) {}
+  constructor(private readonly options: PrerendererOptions) {
+    this.timers = options.timers ?? realTimers;
+  }
 
   published(target: PrerenderTarget): void {
     if (this.closed) return;
@@ -41,11 +47,11 @@ export class Prerenderer {
     if (entry) {
       // Re-arming a timer on every publish would cost more than the publish; the timer checks the time instead.
       entry.target = target;
-      entry.lastPublishedAt = performance.now();
+      entry.lastPublishedAt = this.timers.now();
       return;
     }
     if (this.pending.size >= this.options.maxPending) return;
-    const created: Pending = { target, lastPublishedAt: performance.now(), timer: this.arm(key, this.options.quietMs) };
+    const created: Pending = { target, lastPublishedAt: this.timers.now(), cancel: this.arm(key, this.options.quietMs) };
     this.pending.set(key, created);
   }
 
@@ -56,22 +62,20 @@ export class Prerenderer {
 
   close(): void {
     this.closed = true;
-    for (const entry of this.pending.values()) clearTimeout(entry.timer);
+    for (const entry of this.pending.values()) entry.cancel();
     this.pending.clear();
   }
 
-  private arm(key: string, delayMs: number): NodeJS.Timeout {
-    const timer = setTimeout(() => this.due(key), Math.max(1, Math.ceil(delayMs)));
-    timer.unref();
-    return timer;
+  private arm(key: string, delayMs: number): () => void {
+    return this.timers.after(Math.max(1, Math.ceil(delayMs)), () => this.due(key));
   }
 
   private due(key: string): void {
     const entry = this.pending.get(key);
     if (!entry || this.closed) return;
-    const quietFor = performance.now() - entry.lastPublishedAt;
+    const quietFor = this.timers.now() - entry.lastPublishedAt;
     if (quietFor < this.options.quietMs || !this.options.canRender()) {
-      entry.timer = this.arm(key, this.options.quietMs - Math.min(quietFor, this.options.quietMs) || this.options.quietMs);
+      entry.cancel = this.arm(key, this.options.quietMs - Math.min(quietFor, this.options.quietMs) || this.options.quietMs);
       return;
     }
     this.pending.delete(key);

@@ -35,7 +35,7 @@ export function adminCliEnv(svc: TestServer): NodeJS.ProcessEnv {
 
 export const cliBinary = path.resolve(import.meta.dirname, '../../bin/svc.js');
 
-/** Runs the real `svc` binary (built by `npm test`'s pretest step). */
+/** Runs the real `svc` binary (dist/ is built by vitest's global set-up, test/support/build-once.ts). */
 /** `closeStdout`: the reader of standard output goes away at once, as `| head -1` does once it has its line. */
 export function runCli(
   args: string[],

@@ -1,0 +1,224 @@
+/**
+ * The layers of docs/architecture.md ("Folders and what they may use"), checked: every import of every
+ * file under src/ (tests and src/testing aside) goes the way the table allows, packages stay where they
+ * belong, and the programs that ship on their own (the in-sandbox daemon, the CLI) never pull in the
+ * database drivers, Fastify or the chart engine.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test } from 'vitest';
+import { repoRoot } from './support/runtime-fixture.js';
+
+const srcDir = path.join(repoRoot, 'src');
+
+/** A folder of src/; `kernel` is the files directly in src/ (errors, ids, config, the ctx type, …). */
+type Layer = 'kernel' | 'shared' | 'daemon' | 'db' | 'background' | 'git' | 'accounts' | 'dashboards' | 'changes' | 'manifest' | 'sessions' | 'web' | 'server' | 'cli';
+
+const LAYERS: readonly Layer[] = ['kernel', 'shared', 'daemon', 'db', 'background', 'git', 'accounts', 'dashboards', 'changes', 'manifest', 'sessions', 'web', 'server', 'cli'];
+
+/** What each layer's code may import at run time, besides itself (docs/architecture.md's table). */
+const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
+  kernel: [],
+  shared: [],
+  daemon: ['shared'],
+  db: ['kernel'],
+  background: ['db', 'kernel'],
+  git: ['db', 'accounts', 'kernel'],
+  accounts: ['db', 'git', 'kernel'],
+  dashboards: ['accounts', 'db', 'kernel'],
+  changes: ['accounts', 'git', 'db', 'manifest', 'background', 'kernel'],
+  manifest: ['kernel'],
+  sessions: ['accounts', 'git', 'changes', 'shared', 'background', 'db', 'kernel'],
+  web: ['accounts', 'dashboards', 'db', 'background', 'kernel'],
+  server: LAYERS,
+  cli: ['shared', 'kernel'],
+};
+
+/**
+ * Type-only imports (`import type`) that cross anyway: the ctx and Services types name every domain's
+ * services, and the CLI types the bodies it reads with the server's wire schemas (never their code).
+ */
+const MAY_IMPORT_TYPES: Partial<Record<Layer, readonly Layer[]>> = {
+  kernel: LAYERS,
+  cli: LAYERS,
+};
+
+/**
+ * server/'s HTTP kit, which routes use: authenticate, check access, declare schemas, word errors.
+ * Route files (routes.ts, routes/, *-routes.ts) and the web pages may import these and nothing else of server/.
+ */
+const SERVER_HTTP_KIT = ['access-check', 'authenticate', 'client-signal', 'credentials', 'error-handler', 'etag', 'http-schemas', 'schema-errors'].map((name) => `src/server/${name}.ts`);
+
+/** The git host decides who may fetch and push with the one credentials module. */
+const GIT_HOST_CREDENTIALS = ['src/git/http-routes.ts'];
+
+/** Packages the in-sandbox daemon may use (it ships without node_modules of its own): none yet. */
+const DAEMON_PACKAGES: readonly string[] = [];
+
+/** Packages that belong to one part: a file elsewhere importing them is a crossing. */
+const PACKAGE_HOMES: Record<string, (file: string) => boolean> = {
+  fastify: isHttpFile,
+  '@fastify/*': isHttpFile,
+  pg: (file) => file.startsWith('src/db/'),
+  'better-sqlite3': (file) => file.startsWith('src/db/'),
+  echarts: (file) => file.startsWith('src/dashboards/render/'),
+  commander: (file) => file.startsWith('src/cli/'),
+};
+
+/**
+ * Crossings that exist today, each with why it stays for now. The test fails when one disappears too,
+ * so this list stays true: delete the line when you fix it.
+ */
+const KNOWN_CROSSINGS: Record<string, string> = {
+  'src/accounts/users.ts -> src/web/web-sessions.ts': 'disabling a user ends their browser sign-ins, which live with the sign-in page',
+  'src/cli/serve-run.ts -> src/server/cluster.ts': '`svc serve` starts the server: it is loaded only by that verb (a dynamic import), never by the other verbs',
+  'src/cli/serve-run.ts -> src/server/start.ts': '`svc serve`, as above',
+  'src/cli/token.ts -> src/accounts/capabilities.ts': 'the capability names for `svc token create --help`; a constant list, to move to src/shared with the wire types',
+};
+
+const IMPORT = /(?:^|[\s;])(import|export)(\s+type)?\s[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;(])import\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
+
+interface Import {
+  specifier: string;
+  typeOnly: boolean;
+  dynamic: boolean;
+}
+
+function importsOf(text: string): Import[] {
+  return [...text.matchAll(IMPORT)].map((match) => ({
+    specifier: (match[3] ?? match[4] ?? match[5])!,
+    typeOnly: match[2] !== undefined,
+    dynamic: match[4] !== undefined,
+  }));
+}
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'testing' || entry.name === 'fixtures' ? [] : sourceFiles(full);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts') ? [full] : [];
+  });
+}
+
+/** A path relative to the repository, with forward slashes. */
+function rel(file: string): string {
+  return path.relative(repoRoot, file).split(path.sep).join('/');
+}
+
+function layerOf(file: string): Layer {
+  const parts = rel(file).split('/');
+  if (parts.length === 2) return 'kernel';
+  const folder = parts[1] as Layer;
+  if (!LAYERS.includes(folder)) throw new Error(`${rel(file)} is in a folder the layer table does not name; add src/${parts[1]}/ to docs/architecture.md and this test`);
+  return folder;
+}
+
+function isRouteFile(file: string): boolean {
+  return /\/routes(\/|\.ts$)|-routes\.ts$/.test(file);
+}
+
+function isHttpFile(file: string): boolean {
+  return file.startsWith('src/server/') || file.startsWith('src/web/') || isRouteFile(file);
+}
+
+function packageName(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
+}
+
+function homeOf(name: string): ((file: string) => boolean) | undefined {
+  return PACKAGE_HOMES[name] ?? (name.startsWith('@') ? PACKAGE_HOMES[`${name.split('/')[0]}/*`] : undefined);
+}
+
+function resolveRelative(from: string, specifier: string): string {
+  return path.resolve(path.dirname(from), specifier).replace(/\.js$/, '.ts');
+}
+
+/** What is wrong with one import, or null when the table allows it. */
+function crossing(file: string, imported: Import): string | null {
+  const from = rel(file);
+  const fromLayer = layerOf(file);
+  if (imported.specifier.startsWith('node:')) return null;
+  if (!imported.specifier.startsWith('.')) {
+    const name = packageName(imported.specifier);
+    if (fromLayer === 'daemon' || fromLayer === 'shared') return DAEMON_PACKAGES.includes(name) ? null : `${from} -> package ${name}`;
+    const home = homeOf(name);
+    return imported.typeOnly || !home || home(from) ? null : `${from} -> package ${name}`;
+  }
+  const target = resolveRelative(file, imported.specifier);
+  const to = rel(target);
+  const toLayer = layerOf(target);
+  if (toLayer === fromLayer) return null;
+  if (MAY_IMPORT[fromLayer].includes(toLayer)) return null;
+  if (imported.typeOnly && MAY_IMPORT_TYPES[fromLayer]?.includes(toLayer)) return null;
+  if ((isRouteFile(from) || fromLayer === 'web') && SERVER_HTTP_KIT.includes(to)) return null;
+  if (GIT_HOST_CREDENTIALS.includes(from) && to === 'src/server/credentials.ts') return null;
+  return `${from} -> ${to}`;
+}
+
+test('every import under src/ goes the way docs/architecture.md allows', () => {
+  const files = sourceFiles(srcDir);
+  expect(files.length).toBeGreaterThan(100);
+  const found: string[] = [];
+  for (const file of files) {
+    for (const imported of importsOf(fs.readFileSync(file, 'utf8'))) {
+      const problem = crossing(file, imported);
+      if (problem) found.push(problem);
+    }
+  }
+  const unexpected = [...new Set(found)].filter((problem) => !(problem in KNOWN_CROSSINGS)).sort();
+  expect(unexpected, 'imports that cross a layer (see docs/architecture.md)').toEqual([]);
+  const fixed = Object.keys(KNOWN_CROSSINGS).filter((known) => !found.includes(known));
+  expect(fixed, 'known crossings that no longer exist: delete them from KNOWN_CROSSINGS').toEqual([]);
+});
+
+/** Every file a program loads when it starts: its static imports, followed (dynamic imports load later, if ever). */
+function staticClosure(entry: string): { files: Set<string>; packages: Set<string> } {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const queue = [entry];
+  while (queue.length) {
+    const file = queue.shift()!;
+    if (files.has(file)) continue;
+    files.add(file);
+    for (const imported of importsOf(fs.readFileSync(file, 'utf8'))) {
+      if (imported.dynamic || imported.typeOnly || imported.specifier.startsWith('node:')) continue;
+      if (imported.specifier.startsWith('.')) queue.push(resolveRelative(file, imported.specifier));
+      else packages.add(packageName(imported.specifier));
+    }
+  }
+  return { files, packages };
+}
+
+test('the in-sandbox daemon loads only Node built-ins, the named packages, src/daemon and src/shared', () => {
+  for (const entry of ['svc-agent.ts', 'svc-entrypoint.ts']) {
+    const { files, packages } = staticClosure(path.join(srcDir, 'daemon', entry));
+    expect([...files].map(rel).filter((file) => !file.startsWith('src/daemon/') && !file.startsWith('src/shared/')), entry).toEqual([]);
+    expect([...packages].filter((name) => !DAEMON_PACKAGES.includes(name)), entry).toEqual([]);
+    // The walk reached the shared module the daemon needs.
+    if (entry === 'svc-agent.ts') expect([...files].map(rel)).toContain('src/shared/user-context.ts');
+  }
+});
+
+test('the svc command loads no database driver, web framework or chart engine until `svc serve` starts the server', () => {
+  const { files, packages } = staticClosure(path.join(srcDir, 'cli', 'main.ts'));
+  expect(files.size).toBeGreaterThan(10);
+  expect([...packages].filter((name) => ['pg', 'better-sqlite3', 'kysely', 'fastify', 'echarts'].includes(name) || name.startsWith('@fastify/'))).toEqual([]);
+  expect([...files].map(rel).filter((file) => file.startsWith('src/server/') || file.startsWith('src/db/'))).toEqual([]);
+});
+
+test('the import check reads every form of import, and tells type-only ones apart', () => {
+  const sample = "import { Kysely } from 'kysely';\nimport type { X } from '../server/x.js';\nexport { y } from './y.js';\nconst z = await import('fastify');\nimport 'node:fs';\nexport type { W } from './w.js';";
+  expect(importsOf(sample)).toEqual([
+    { specifier: 'kysely', typeOnly: false, dynamic: false },
+    { specifier: '../server/x.js', typeOnly: true, dynamic: false },
+    { specifier: './y.js', typeOnly: false, dynamic: false },
+    { specifier: 'fastify', typeOnly: false, dynamic: true },
+    { specifier: 'node:fs', typeOnly: false, dynamic: false },
+    { specifier: './w.js', typeOnly: true, dynamic: false },
+  ]);
+  // A domain importing the server's assembly, or the database driver, is a crossing.
+  expect(crossing(path.join(srcDir, 'changes', 'x.ts'), { specifier: '../server/start.js', typeOnly: false, dynamic: false })).toBe('src/changes/x.ts -> src/server/start.ts');
+  expect(crossing(path.join(srcDir, 'sessions', 'x.ts'), { specifier: 'pg', typeOnly: false, dynamic: false })).toBe('src/sessions/x.ts -> package pg');
+  expect(crossing(path.join(srcDir, 'sessions', 'routes.ts'), { specifier: '../server/authenticate.js', typeOnly: false, dynamic: false })).toBeNull();
+});
