@@ -63,6 +63,15 @@ describe('repo_url is checked when the project is created', () => {
     expect(message).not.toContain('GIT_TOKEN');
   });
 
+  it("reads a non-administrator's address the same way, through the address checks", async () => {
+    const user = await svc.request('POST', '/v1/users', { body: { name: 'upstream-checker' } });
+    const response = await svc.request('POST', '/v1/projects', { token: user.body.token, body: { name: 'Theirs', repo_url: 'https://no-such-host.invalid/team/app.git' } });
+    expect(response.status).toBe(400);
+    expect(response.body.issues[0].message).toMatch(/^cannot be read: git said ".*no-such-host\.invalid.*"\. Check the host name in the address\.$/);
+    const inside = await svc.request('POST', '/v1/projects', { token: user.body.token, body: { name: 'Inside', repo_url: upstreamUrl } });
+    expect(inside.status).toBe(403);
+  });
+
   it('creates the project unread with check_repo false, and refuses git credentials for a hosted project', async () => {
     expect((await create({ repo_url: 'https://no-such-host.invalid/team/app.git', check_repo: false })).status).toBe(201);
     const hosted = await create({ git_token: 'x' });

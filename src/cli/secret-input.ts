@@ -26,8 +26,9 @@ async function readAll(stdin: Readable): Promise<string> {
 }
 
 function promptWithoutEcho(terminal: Readable & { setRawMode(mode: boolean): unknown }, deps: Pick<CliDeps, 'stderr'>, prompt: string): Promise<string> {
-  deps.stderr.write(prompt);
+  // Echo goes off before the prompt shows: someone who types the moment they see it is never echoed.
   terminal.setRawMode(true);
+  deps.stderr.write(prompt);
   terminal.setEncoding('utf8');
   terminal.resume();
   return new Promise((resolve, reject) => {

@@ -130,8 +130,12 @@ export async function specialAddressOf(repoUrl: string): Promise<string | null> 
 /** Refuses (403) a repo_url whose host is or resolves to a special-use address; for non-administrators. */
 export async function assertPublicRepoHost(repoUrl: string): Promise<void> {
   const address = await specialAddressOf(repoUrl);
-  if (address === null) return;
-  throw new AppError(
+  if (address !== null) throw specialAddressRefusal(address);
+}
+
+/** The refusal of a non-administrator's repo_url that reaches a special-use address. */
+export function specialAddressRefusal(address: string): AppError {
+  return new AppError(
     'FORBIDDEN',
     `repo_url points at ${address}, a private or local network address (loopback, private, link-local or another ` +
       `special-use range), which svc does not connect to for you. Use the repository's public https:// or ssh:// URL, ` +

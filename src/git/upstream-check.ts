@@ -8,7 +8,7 @@ import { remoteKind } from './arguments.js';
 import { GitError, GitTimeoutError } from './errors.js';
 import { listRemoteHeads, type RemoteCredentials } from './mirror.js';
 import { gitFailureReason } from './project-repository.js';
-import { publicUpstreamTransport } from './upstream-address.js';
+import { publicUpstreamTransport, specialAddressRefusal } from './upstream-address.js';
 
 /** Long enough for a slow host's first answer, short enough that a create request does not hang. */
 const CHECK_TIMEOUT_MS = 30_000;
@@ -25,8 +25,10 @@ export async function assertUpstreamReadable(check: UpstreamCheck): Promise<void
   const transport: RemoteCredentials = { ...check.credentials, timeoutMs: CHECK_TIMEOUT_MS };
   if (check.pinToPublicAddress) {
     const pinned = await publicUpstreamTransport(check.repoUrl);
-    // The create already refused special-use addresses; a name that moved since is refused by the clone.
-    if ('config' in pinned) transport.transportConfig = pinned.config;
+    // A name that resolved to a public address a moment ago and to a special-use one now is not read:
+    // what git said there would tell a non-administrator what answers inside.
+    if ('refusedAddress' in pinned) throw specialAddressRefusal(pinned.refusedAddress);
+    transport.transportConfig = pinned.config;
   }
   try {
     await listRemoteHeads(check.repoUrl, transport);
