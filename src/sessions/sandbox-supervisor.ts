@@ -69,7 +69,11 @@ export class SandboxSupervisor {
     const { bootTimeoutMs } = services.config.sessions;
     let error: string | null = null;
     try {
-      const env = await sandboxEnvironment({ ...services, secretKey: services.sessions.secretKey }, project, session);
+      const env = {
+        ...(await sandboxEnvironment({ ...services, secretKey: services.sessions.secretKey }, project, session)),
+        // Not in spec 3's table: how often the daemon renews the lease is svc's setting, as is the lease's life.
+        SVC_LEASE_RENEW_MS: String(services.config.sessions.leaseRenewMs),
+      };
       const started = await this.provider.start({ sessionId: session.id, env, ref: session.sandbox_ref });
       await services.db.updateTable('sessions').set({ sandbox_ref: started.ref, daemon_url: started.daemonUrl }).where('id', '=', session.id).execute();
       const deadline = Date.now() + bootTimeoutMs;
