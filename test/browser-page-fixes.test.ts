@@ -135,9 +135,9 @@ describe('the dashboard page in a browser', () => {
   it("puts an average line's label past the plot's right edge, off the bars", async () => {
     const page = await open();
     const placement = await page.locator('#deploys svg').first().evaluate((svg) => {
-      const label = [...svg.querySelectorAll('text')].find((text) => (text.textContent ?? '').startsWith('avg'));
+      const label = Array.from(svg.querySelectorAll('text')).find((text) => (text.textContent ?? '').startsWith('avg'));
       // The horizontal grid lines span the plot: their right end is the plot's right edge.
-      const gridRight = Math.max(...[...svg.querySelectorAll('path')].map((path) => path.getBoundingClientRect()).filter((box) => box.height < 1 && box.width > 100).map((box) => box.right));
+      const gridRight = Math.max(...Array.from(svg.querySelectorAll('path')).map((path) => path.getBoundingClientRect()).filter((box) => box.height < 1 && box.width > 100).map((box) => box.right));
       const box = label?.getBoundingClientRect();
       return { found: Boolean(label), labelLeft: box?.left ?? 0, labelRight: box?.right ?? 0, gridRight, svgRight: svg.getBoundingClientRect().right };
     });
