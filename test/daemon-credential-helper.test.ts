@@ -10,9 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { readManifestConfigDir } from '../src/daemon/workspace.js';
-import { git, gitAsync, removeTempDirs, tempDir } from '../src/git/testing/fixtures.js';
+import { gitAsync, removeTempDirs, tempDir } from '../src/git/testing/fixtures.js';
 import { sandboxTokenOf } from '../src/sessions/session-tokens.js';
 import { repoRoot } from './support/runtime-fixture.js';
+import { projectWithCommit } from './support/session-fixtures.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 let svc: TestServer;
@@ -24,16 +25,7 @@ beforeAll(async () => {
   const idleRuntime = path.join(tempDir(), 'idle-runtime');
   fs.writeFileSync(idleRuntime, '#!/bin/sh\nexec sleep 600\n', { mode: 0o755 });
   svc = await startTestServer({ env: { SVC_RUNTIME_COMMAND: idleRuntime } });
-  project = (await svc.request('POST', '/v1/projects', { body: { name: `Credentials ${Date.now()}` } })).body.project;
-  const work = tempDir();
-  git(['init', '-q', '-b', 'main', work]);
-  fs.writeFileSync(path.join(work, 'README.md'), 'hi\n');
-  git(['add', '-A'], { cwd: work });
-  git(['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'Start'], { cwd: work });
-  const url = new URL(project.clone_url);
-  url.username = 'x';
-  url.password = svc.adminToken;
-  await gitAsync(['push', '-q', url.toString(), 'HEAD:main'], { cwd: work });
+  project = await projectWithCommit(svc, `Credentials ${Date.now()}`);
   const session = (await svc.request('POST', `/v1/projects/${project.id}/sessions`, { body: {} })).body.session;
   sandboxToken = sandboxTokenOf(svc.server.services.sessions.secretKey, session.id);
   // Its sandbox is stopped (its token stays valid), so only this file's helper asks for credentials.

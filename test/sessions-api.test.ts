@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, gitAsync, removeTempDirs, tempDir } from '../src/git/testing/fixtures.js';
+import { projectWithCommit as projectWithCommitOf } from './support/session-fixtures.js';
 import { createTestDatabase, startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
 let svc: TestServer;
@@ -28,20 +29,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-async function projectWithCommit(name: string, server: TestServer = svc): Promise<{ id: string; slug: string }> {
-  const created = await server.request('POST', '/v1/projects', { body: { name } });
-  const project = created.body.project as { id: string; slug: string; clone_url: string };
-  const work = tempDir();
-  git(['init', '-q', '-b', 'main', work]);
-  fs.writeFileSync(path.join(work, 'README.md'), 'hi\n');
-  git(['add', '-A'], { cwd: work });
-  git(['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'Start'], { cwd: work });
-  const url = new URL(project.clone_url);
-  url.username = 'x';
-  url.password = server.adminToken;
-  await gitAsync(['push', '-q', url.toString(), 'HEAD:main', 'HEAD:feature'], { cwd: work });
-  return project;
-}
+const projectWithCommit = (name: string, server: TestServer = svc) => projectWithCommitOf(server, name, { 'README.md': 'hi\n' }, ['main', 'feature']);
 
 async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

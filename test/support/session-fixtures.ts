@@ -15,23 +15,29 @@ export interface SessionProject {
   clone_url: string;
 }
 
-/** A project whose `main` holds a README and `.svc/runtime/opencode.json` aimed at `modelBaseUrl`. */
-export async function projectWithRuntime(svc: TestServer, modelBaseUrl: string, name: string): Promise<SessionProject> {
+/** A new project whose first commit holds `files`, pushed to each of `branches`. */
+export async function projectWithCommit(svc: TestServer, name: string, files: Record<string, string> = { 'README.md': `# ${name}\n` }, branches: readonly string[] = ['main']): Promise<SessionProject> {
   const created = await svc.request('POST', '/v1/projects', { body: { name } });
   expect(created.status).toBe(201);
   const project = created.body.project as SessionProject;
   const work = tempDir();
+  git(['init', '-q', '-b', 'main', work]);
+  for (const [file, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(work, file)), { recursive: true });
+    fs.writeFileSync(path.join(work, file), text);
+  }
+  git(['add', '-A'], { cwd: work });
+  git(['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'Start'], { cwd: work });
   const url = new URL(project.clone_url);
   url.username = 'x';
   url.password = svc.adminToken;
-  git(['init', '-q', '-b', 'main', work]);
-  fs.mkdirSync(path.join(work, '.svc', 'runtime'), { recursive: true });
-  fs.writeFileSync(path.join(work, '.svc', 'runtime', 'opencode.json'), JSON.stringify(scriptedRuntimeConfig(modelBaseUrl), null, 2));
-  fs.writeFileSync(path.join(work, 'README.md'), `# ${name}\n`);
-  git(['add', '-A'], { cwd: work });
-  git(['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'Start'], { cwd: work });
-  await gitAsync(['push', '-q', url.toString(), 'HEAD:main'], { cwd: work });
+  await gitAsync(['push', '-q', url.toString(), ...branches.map((branch) => `HEAD:${branch}`)], { cwd: work });
   return project;
+}
+
+/** A project whose `main` holds a README and `.svc/runtime/opencode.json` aimed at `modelBaseUrl`. */
+export function projectWithRuntime(svc: TestServer, modelBaseUrl: string, name: string): Promise<SessionProject> {
+  return projectWithCommit(svc, name, { 'README.md': `# ${name}\n`, '.svc/runtime/opencode.json': JSON.stringify(scriptedRuntimeConfig(modelBaseUrl), null, 2) });
 }
 
 export async function sessionOf(svc: TestServer, projectId: string, id: string) {
