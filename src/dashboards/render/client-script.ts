@@ -312,22 +312,16 @@ export const CLIENT_SCRIPT = String.raw`(function () {
     check();
   }
 
-  // A table wider than its block scrolls sideways: the edge with more to see fades out, so a column cut
-  // at the edge reads as continuing rather than as cut off mid-word.
-  function markScrollEdges(scroller) {
-    function update() {
-      var more = scroller.scrollWidth - scroller.clientWidth;
-      scroller.classList.toggle('more-left', more > 1 && scroller.scrollLeft > 1);
-      scroller.classList.toggle('more-right', more > 1 && scroller.scrollLeft < more - 1);
-    }
-    scroller.addEventListener('scroll', update, { passive: true });
-    window.addEventListener('resize', update);
-    update();
+  function edges(el) {
+    function f() { var m = el.scrollWidth - el.clientWidth, x = el.scrollLeft; el.classList.toggle('more-left', m > 1 && x > 1); el.classList.toggle('more-right', m > 1 && x < m - 1); }
+    el.addEventListener('scroll', f);
+    addEventListener('resize', f);
+    f();
   }
 
   function start() {
     labelToggles();
-    document.querySelectorAll('.tbl-scroll').forEach(markScrollEdges);
+    document.querySelectorAll('.tbl-scroll').forEach(edges);
     if (darkQuery && darkQuery.addEventListener) darkQuery.addEventListener('change', labelToggles);
     document.querySelectorAll('input.tbl-search').forEach(setUpSearch);
     document.querySelectorAll('table.tbl[data-sortable]').forEach(setUpSorting);
