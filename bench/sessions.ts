@@ -2,11 +2,16 @@
  * Sessions on the process provider: create → running (the sandbox's daemon answers), the agent runtime
  * ready (its root session reported), resume → running, and the daemon's memory. The floor is what two
  * Node processes cost to start on this machine (svc-entrypoint and svc-agent are two), measured here.
+ * Then, with the real runtime driven by the scripted model: requests and the event stream through
+ * API → daemon → runtime beside the same straight to the runtime's port, and 20 sessions each doing a
+ * scripted turn at once.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { scriptedRuntimeConfig } from '../test/support/runtime-fixture.js';
+import { startScriptedModel, type ScriptedModel } from '../test/support/scripted-model.js';
 import { median, round, startBenchServer, type BenchServer } from './support.js';
 
 const RUNS = 5;
@@ -22,12 +27,16 @@ async function api(server: BenchServer, method: string, route: string, body?: un
   return text ? JSON.parse(text) : null;
 }
 
-async function projectWithCommit(server: BenchServer): Promise<string> {
+async function projectWithCommit(server: BenchServer, model?: ScriptedModel): Promise<string> {
   const { project } = await api(server, 'POST', '/v1/projects', { name: `Bench ${Date.now()}` });
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-work-'));
   const git = (args: string[]) => execFileSync('git', args, { cwd: work, stdio: 'pipe' });
   git(['init', '-q', '-b', 'main']);
   fs.writeFileSync(path.join(work, 'README.md'), 'bench\n');
+  if (model) {
+    fs.mkdirSync(path.join(work, '.svc', 'runtime'), { recursive: true });
+    fs.writeFileSync(path.join(work, '.svc', 'runtime', 'opencode.json'), JSON.stringify(scriptedRuntimeConfig(model.baseUrl)));
+  }
   git(['add', '-A']);
   git(['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'Start']);
   const url = new URL(project.clone_url);
@@ -38,8 +47,8 @@ async function projectWithCommit(server: BenchServer): Promise<string> {
   return project.id;
 }
 
-async function until(server: BenchServer, route: string, done: (session: any) => boolean): Promise<any> {
-  const deadline = Date.now() + 120_000;
+async function until(server: BenchServer, route: string, done: (session: any) => boolean, timeoutMs = 120_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { session } = await api(server, 'GET', route);
     if (done(session)) return session;
@@ -80,7 +89,154 @@ function nodeStartMs(): number {
   return median(samples);
 }
 
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
+/** Requests per second over `ms` with `concurrency` callers, and each request's latency. */
+async function load(url: string, headers: Record<string, string>, concurrency: number, ms: number): Promise<{ perSecond: number; latencies: number[] }> {
+  const latencies: number[] = [];
+  const end = performance.now() + ms;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        const at = performance.now();
+        const response = await fetch(url, { headers });
+        await response.arrayBuffer();
+        if (!response.ok) throw new Error(`${url}: ${response.status}`);
+        latencies.push(performance.now() - at);
+      }
+    }),
+  );
+  return { perSecond: latencies.length / ((performance.now() - started) / 1000), latencies };
+}
+
+/** Follows an SSE stream and records when each event (by its JSON text) arrived. */
+function arrivals(url: string, headers: Record<string, string>, signal: AbortSignal): { seen: Map<string, number>; open: Promise<void> } {
+  const seen = new Map<string, number>();
+  const open = fetch(url, { headers: { ...headers, accept: 'text/event-stream' }, signal }).then((response) => {
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    void (async () => {
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+        if (done) return;
+        const at = performance.now();
+        buffer += decoder.decode(value, { stream: true });
+        let cut: number;
+        while ((cut = buffer.indexOf('\n\n')) >= 0) {
+          const data = buffer.slice(0, cut).split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim()).join('\n');
+          buffer = buffer.slice(cut + 2);
+          if (data && !seen.has(data)) seen.set(data, at);
+        }
+      }
+    })();
+  });
+  return { seen, open };
+}
+
+/** API → daemon → runtime against straight to the runtime, on one running session with its runtime ready. */
+async function proxyFigures(server: BenchServer, base: string, sessionId: string): Promise<Record<string, unknown>> {
+  const { runtimePort } = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'sandboxes', sessionId, 'sandbox.json'), 'utf8')) as { runtimePort: number };
+  const direct = `http://127.0.0.1:${runtimePort}`;
+  const proxied = `${server.url}${base}/${sessionId}/runtime`;
+  const auth = { authorization: `Bearer ${server.token}` };
+  await load(`${direct}/session`, {}, 4, 300);
+  await load(`${proxied}/session`, auth, 4, 300);
+  const straight = await load(`${direct}/session`, {}, 8, 2_000);
+  const through = await load(`${proxied}/session`, auth, 8, 2_000);
+  const singleStraight = await load(`${direct}/session`, {}, 1, 1_000);
+  const singleThrough = await load(`${proxied}/session`, auth, 1, 1_000);
+
+  // Events: both streams open, then the runtime is made to emit (sessions created and removed).
+  const controller = new AbortController();
+  const straightEvents = arrivals(`${direct}/event`, {}, controller.signal);
+  const throughEvents = arrivals(`${proxied}/event`, auth, controller.signal);
+  await Promise.all([straightEvents.open, throughEvents.open]);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  for (let i = 0; i < 100; i += 1) {
+    const response = await fetch(`${direct}/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: `bench ${i}` }) });
+    const { id } = (await response.json()) as { id: string };
+    await (await fetch(`${direct}/session/${id}`, { method: 'DELETE' })).arrayBuffer();
+  }
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  controller.abort();
+  const delays: number[] = [];
+  for (const [data, at] of straightEvents.seen) {
+    const other = throughEvents.seen.get(data);
+    if (other !== undefined) delays.push(other - at);
+  }
+  return {
+    throughputPerSecond: { straight: round(straight.perSecond), throughApi: round(through.perSecond), ratio: round(through.perSecond / straight.perSecond), concurrency: 8 },
+    latencyMs: {
+      straightP50: round(percentile(singleStraight.latencies, 50)),
+      throughApiP50: round(percentile(singleThrough.latencies, 50)),
+      throughApiP99: round(percentile(singleThrough.latencies, 99)),
+    },
+    sseAddedDelayMs: { events: delays.length, p50: round(percentile(delays, 50)), p99: round(percentile(delays, 99)) },
+    targets: { throughputRatio: 0.5, sseAddedDelayP99Ms: 5 },
+  };
+}
+
+/** Sessions created together, each doing one scripted turn (a shell command, then text). */
+async function concurrentTurns(server: BenchServer, base: string, count: number): Promise<Record<string, unknown>> {
+  const start = performance.now();
+  const sessions = await Promise.all(Array.from({ length: count }, async () => (await api(server, 'POST', base, { prompt: 'Write turn.txt.' })).session as { id: string }));
+  const errors: string[] = [];
+  const turnDone = await Promise.all(
+    sessions.map(async (session) => {
+      const file = path.join(server.dataDir, 'sandboxes', session.id, 'workspace', 'turn.txt');
+      const deadline = Date.now() + 300_000;
+      while (!fs.existsSync(file)) {
+        const { session: now } = await api(server, 'GET', `${base}/${session.id}`);
+        if (now.status === 'failed') {
+          errors.push(`${session.id}: ${now.error}`);
+          return null;
+        }
+        if (Date.now() > deadline) {
+          errors.push(`${session.id}: no turn within 300 s`);
+          return null;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return performance.now() - start;
+    }),
+  );
+  const done = turnDone.filter((value): value is number => value !== null);
+  await Promise.all(sessions.map((session) => api(server, 'DELETE', `${base}/${session.id}`).catch((error: Error) => errors.push(error.message))));
+  return { sessions: count, completed: done.length, errors, allTurnsDoneMs: done.length ? round(Math.max(...done)) : null, medianTurnDoneMs: done.length ? round(median(done)) : null };
+}
+
 export async function runSessionsBench(): Promise<Record<string, unknown>> {
+  const lifecycle = await lifecycleFigures();
+  // Each session's turn: a shell command, then (once the tool's result is in the conversation) text.
+  const model = await startScriptedModel([], {
+    respond: (body) => (body.messages?.at(-1)?.role === 'tool' ? { text: 'Done.' } : { tool: 'bash', input: { command: 'echo done > turn.txt', description: 'Write turn.txt' } }),
+  });
+  const server = await startBenchServer({ SVC_MAX_SESSIONS: '100' });
+  try {
+    const projectId = await projectWithCommit(server, model);
+    const base = `/v1/projects/${projectId}/sessions`;
+    const { session } = await api(server, 'POST', base, {});
+    await until(server, `${base}/${session.id}`, (s) => s.status === 'running' && s.runtime_session_id !== null);
+    const proxy = await proxyFigures(server, base, session.id);
+    const busyRss = (() => {
+      const pid = daemonPid(server.dataDir, session.id);
+      return pid === null ? null : rssMb(pid);
+    })();
+    await api(server, 'DELETE', `${base}/${session.id}`);
+    const concurrent = await concurrentTurns(server, base, 20);
+    return { ...lifecycle, daemonRssAfterProxyLoadMb: busyRss, proxy, concurrentTurns: concurrent };
+  } finally {
+    await server.stop();
+    await model.close();
+  }
+}
+
+async function lifecycleFigures(): Promise<Record<string, unknown>> {
   const server = await startBenchServer({ SVC_MAX_SESSIONS: '100' });
   try {
     const projectId = await projectWithCommit(server);

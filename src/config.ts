@@ -74,6 +74,8 @@ export interface SessionsConfig {
   /** How often the idle sweep looks (the sweep stops a session within this long of its deadline). */
   sweepIntervalMs: number;
   /** A sandbox whose daemon has not answered after this long has failed to start. */
+  /** How often a sandbox's daemon renews the execution lease while its agent works; a lease lives three of these. */
+  leaseRenewMs: number;
   bootTimeoutMs: number;
   /** Derives each session's sandbox and CLI tokens; from SVC_SECRET_KEY, else a file in the data directory. */
   secretKey: string | undefined;
@@ -127,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
       maxSessions: parseCount('SVC_MAX_SESSIONS', env.SVC_MAX_SESSIONS, 1, 100_000) ?? 10,
       idleTimeoutMs: (parseCount('SVC_IDLE_TIMEOUT_S', env.SVC_IDLE_TIMEOUT_S, 1, 30 * 86_400) ?? 900) * 1000,
       sweepIntervalMs: parseCount('SVC_IDLE_SWEEP_INTERVAL_MS', env.SVC_IDLE_SWEEP_INTERVAL_MS, 50, 600_000) ?? 5_000,
+      leaseRenewMs: parseCount('SVC_LEASE_RENEW_MS', env.SVC_LEASE_RENEW_MS, 10, 3_600_000) ?? 20_000,
       bootTimeoutMs: parseCount('SVC_SANDBOX_BOOT_TIMEOUT_MS', env.SVC_SANDBOX_BOOT_TIMEOUT_MS, 100, 3_600_000) ?? 60_000,
       secretKey: env.SVC_SECRET_KEY || undefined,
       runtimeCommand: env.SVC_RUNTIME_COMMAND || undefined,

@@ -13,3 +13,18 @@ describe('error catalog', () => {
     expect(documented.sort()).toEqual(Object.keys(errorCatalog).sort());
   });
 });
+
+describe('the sandbox daemon', () => {
+  it('answers only codes of the catalog, each with its status', () => {
+    const daemonDir = new URL('./daemon/', import.meta.url);
+    const answered: Array<[number, string]> = [];
+    for (const name of fs.readdirSync(daemonDir).filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))) {
+      const source = fs.readFileSync(new URL(name, daemonDir), 'utf8');
+      // `new HttpProblem(503, '…', 'CODE')`, `refuse(503, 'Text', '…', 'CODE')`, `jsonError(response, 502, `…`, 'CODE')`.
+      for (const match of source.matchAll(/\b([1-5]\d\d),[^\n]*?'([A-Z][A-Z_]{3,})'\)/g)) answered.push([Number(match[1]), match[2]!]);
+    }
+    expect(answered.length).toBeGreaterThan(10);
+    const catalog: Record<string, { status: number }> = errorCatalog;
+    for (const [status, code] of answered) expect({ code, status: catalog[code]?.status }).toEqual({ code, status });
+  });
+});

@@ -27,6 +27,7 @@ export const errorCatalog = {
   SESSION_DELETED: { status: 409, reasonOf: 'CONFLICT', when: 'a deleted session (resume, send a message); start a new one' },
   CONCURRENT_PUBLISH: { status: 409, reasonOf: 'CONFLICT', when: 'a dashboard being published by another request at the same moment; retry' },
   VERSION_MISMATCH: { status: 412, when: '`If-Match` names a version other than the stored one' },
+  METHOD_NOT_ALLOWED: { status: 405, when: "a sandbox daemon's control path (`/svc/…`) asked with the wrong method; the message names the right one" },
   PAYLOAD_TOO_LARGE: { status: 413, when: 'a body over the route limit (dashboards 16 MiB, other JSON 1 MiB)' },
   DASHBOARD_INVALID: { status: 422, when: 'a dashboard spec that breaks spec 1; `issues` lists every violation' },
   MANIFEST_INVALID: { status: 422, when: 'the head branch `svc.yaml`/`svc.toml` fails validation on merge; `issues` lists them' },
@@ -36,6 +37,8 @@ export const errorCatalog = {
   HEADERS_TOO_LARGE: { status: 431, when: 'the request headers are over the server limit (16 KiB in all)' },
   INTERNAL: { status: 500, when: 'a fault inside svc; the log has the details' },
   UPSTREAM_UNAVAILABLE: { status: 502, when: 'the project repository (a mirror of another git host) cannot be reached' },
+  BAD_GATEWAY: { status: 502, when: "nothing answers on the sandbox port that `…/ports/:port/*` (or the daemon's `/proxy/{port}/*`) reaches" },
+  RUNTIME_STARTING: { status: 503, when: "the session's agent runtime is still starting (or restarting); `…/runtime/*` answers this until it is ready, so try again in a few seconds" },
   RENDER_TIMEOUT: { status: 503, when: 'laying out a dashboard page took longer than `SVC_RENDER_TIMEOUT_MS` (a chart drawing that does only fails its own chart)' },
 } as const satisfies Record<string, { status: number; when: string; reasonOf?: 'CONFLICT' }>;
 

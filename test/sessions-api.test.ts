@@ -8,15 +8,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, gitAsync, removeTempDirs, tempDir } from '../src/git/testing/fixtures.js';
+import { projectWithCommit as projectWithCommitOf } from './support/session-fixtures.js';
 import { createTestDatabase, startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
 let svc: TestServer;
 let idleRuntime: string;
 
 beforeAll(async () => {
-  // A runtime that starts and answers nothing: the daemon is healthy, the agent never works.
+  // A runtime that starts and answers nothing: the daemon is healthy, the agent never works. It writes
+  // down the environment it was given, which is what the agent would see.
   idleRuntime = path.join(tempDir(), 'idle-runtime');
-  fs.writeFileSync(idleRuntime, '#!/bin/sh\nexec sleep 600\n', { mode: 0o755 });
+  fs.writeFileSync(idleRuntime, '#!/bin/sh\nenv > "$HOME/runtime-env.txt"\nexec sleep 600\n', { mode: 0o755 });
   svc = await startTestServer({ env: { SVC_MAX_SESSIONS: '2', SVC_RUNTIME_COMMAND: idleRuntime, SVC_IDLE_TIMEOUT_S: '2', SVC_IDLE_SWEEP_INTERVAL_MS: '100' } });
 });
 afterAll(async () => {
@@ -27,20 +29,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-async function projectWithCommit(name: string, server: TestServer = svc): Promise<{ id: string; slug: string }> {
-  const created = await server.request('POST', '/v1/projects', { body: { name } });
-  const project = created.body.project as { id: string; slug: string; clone_url: string };
-  const work = tempDir();
-  git(['init', '-q', '-b', 'main', work]);
-  fs.writeFileSync(path.join(work, 'README.md'), 'hi\n');
-  git(['add', '-A'], { cwd: work });
-  git(['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'Start'], { cwd: work });
-  const url = new URL(project.clone_url);
-  url.username = 'x';
-  url.password = server.adminToken;
-  await gitAsync(['push', '-q', url.toString(), 'HEAD:main', 'HEAD:feature'], { cwd: work });
-  return project;
-}
+const projectWithCommit = (name: string, server: TestServer = svc) => projectWithCommitOf(server, name, { 'README.md': 'hi\n' }, ['main', 'feature']);
 
 async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -118,6 +107,57 @@ describe(`the session API on ${testDialect}`, () => {
     expect((await svc.request('GET', `${base}/${second.id}`)).body.session.status).toBe('stopped');
     for (const session of [first, second, fresh.body.session]) expect((await svc.request('DELETE', `${base}/${session.id}`)).status).toBe(204);
   }, 120_000);
+});
+
+describe(`what a sandbox is given on ${testDialect}`, () => {
+  it("gives the runtime spec 3's variables for the project's secrets and the session's model, and the secrets themselves", async () => {
+    const project = await projectWithCommit(`Environment ${Date.now()}`);
+    for (const [name, value] of [['DEPLOY_KEY', 'k-1'], ['API_TOKEN', 'multi word value']]) {
+      expect((await svc.request('PUT', `/v1/projects/${project.id}/secrets/${name}`, { body: { value } })).status).toBe(201);
+    }
+    const base = `/v1/projects/${project.id}/sessions`;
+    const created = await svc.request('POST', base, { body: { model: 'scripted/scripted-model', agent: 'reviewer' } });
+    expect(created.status).toBe(201);
+    const session = created.body.session;
+    const envFile = path.join(svc.dataDir, 'sandboxes', session.id, 'home', 'runtime-env.txt');
+    const written = () => until('the runtime wrote its environment', async () => (fs.existsSync(envFile) ? fs.readFileSync(envFile, 'utf8') : ''), (text) => text.includes('DEPLOY_KEY=') && text.endsWith('\n'));
+    const env = Object.fromEntries(
+      (await written())
+        .trim()
+        .split('\n')
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    );
+    expect(env).toMatchObject({ DEPLOY_KEY: 'k-1', API_TOKEN: 'multi word value', SVC_PROJECT_SECRET_NAMES: 'API_TOKEN,DEPLOY_KEY', SVC_AGENT_MODEL: 'scripted/scripted-model', SVC_AGENT_NAME: 'reviewer', SVC_BOOTSTRAP_RUNTIME_SESSION: '1' });
+    expect(env.SVC_PROJECT_SECRETS_REVISION).toMatch(/^[0-9a-f]{16}$/);
+    // Created without a prompt: there is none to send.
+    expect(env.SVC_INITIAL_PROMPT).toBeUndefined();
+    // The process provider gives each daemon a free port of its own (a container has 8000).
+    expect(Number(env.SVC_SERVICE_PORT)).toBeGreaterThan(0);
+    expect(session.daemon_url ?? (await svc.server.services.db.selectFrom('sessions').select('daemon_url').where('id', '=', session.id).executeTakeFirstOrThrow()).daemon_url).toBe(`http://127.0.0.1:${env.SVC_SERVICE_PORT}`);
+
+    // A changed secret changes the revision the next boot sees.
+    expect((await svc.request('PUT', `/v1/projects/${project.id}/secrets/DEPLOY_KEY`, { body: { value: 'k-2' } })).status).toBe(200);
+    expect((await svc.request('POST', `${base}/${session.id}/stop`)).status).toBe(200);
+    fs.rmSync(envFile);
+    expect((await svc.request('POST', `${base}/${session.id}/resume`)).status).toBe(200);
+    const again = await written();
+    expect(again).toContain('DEPLOY_KEY=k-2\n');
+    expect(again).not.toContain(`SVC_PROJECT_SECRETS_REVISION=${env.SVC_PROJECT_SECRETS_REVISION}\n`);
+    expect((await svc.request('DELETE', `${base}/${session.id}`)).status).toBe(204);
+  }, 60_000);
+
+  it('fails a session whose sandbox cannot start, says why, and keeps its files', async () => {
+    const project = await projectWithCommit(`Broken ${Date.now()}`);
+    // A secret is a plain variable of the sandbox: this one breaks every Node process started there.
+    expect((await svc.request('PUT', `/v1/projects/${project.id}/secrets/NODE_OPTIONS`, { body: { value: '--require /nonexistent/preload.js' } })).status).toBe(201);
+    const base = `/v1/projects/${project.id}/sessions`;
+    const session = (await svc.request('POST', base, { body: {} })).body.session;
+    const failed = await until('the session failed', async () => (await svc.request('GET', `${base}/${session.id}`)).body.session, (s) => s.status === 'failed');
+    expect(failed).toMatchObject({ status: 'failed', sandbox: { state: 'error' } });
+    expect(failed.error).toBe('The sandbox exited before its daemon answered; its log is in the sandbox directory. Resume the session to try again.');
+    expect(fs.readFileSync(path.join(svc.dataDir, 'sandboxes', session.id, 'sandbox.log'), 'utf8')).toContain('/nonexistent/preload.js');
+    expect((await svc.request('DELETE', `${base}/${session.id}`)).status).toBe(204);
+  }, 60_000);
 });
 
 describe(`sessions across a restart of svc on ${testDialect}`, () => {

@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { git, gitAsync, removeTempDirs, tempDir } from '../src/git/testing/fixtures.js';
-import { scriptedRuntimeConfig } from './support/runtime-fixture.js';
+import { git, removeTempDirs } from '../src/git/testing/fixtures.js';
+import { projectWithRuntime as projectWithRuntimeOf, sandboxLog as sandboxLogOf, sessionOf as sessionOfProject, until, type SessionProject } from './support/session-fixtures.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
@@ -28,46 +28,9 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-interface Project {
-  id: string;
-  slug: string;
-  clone_url: string;
-}
-
-async function projectWithRuntime(name: string): Promise<Project> {
-  const created = await svc.request('POST', '/v1/projects', { body: { name } });
-  expect(created.status).toBe(201);
-  const project = created.body.project as Project;
-  const work = tempDir();
-  const url = new URL(project.clone_url);
-  url.username = 'x';
-  url.password = svc.adminToken;
-  git(['init', '-q', '-b', 'main', work]);
-  fs.mkdirSync(path.join(work, '.svc', 'runtime'), { recursive: true });
-  fs.writeFileSync(path.join(work, '.svc', 'runtime', 'opencode.json'), JSON.stringify(scriptedRuntimeConfig(model.baseUrl), null, 2));
-  fs.writeFileSync(path.join(work, 'README.md'), `# ${name}\n`);
-  git(['add', '-A'], { cwd: work });
-  git(['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'Start'], { cwd: work });
-  await gitAsync(['push', '-q', url.toString(), 'HEAD:main'], { cwd: work });
-  return project;
-}
-
-async function sessionOf(project: Project, id: string) {
-  const response = await svc.request('GET', `/v1/projects/${project.id}/sessions/${id}`);
-  expect(response.status).toBe(200);
-  return response.body.session;
-}
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if ((value as { status?: string })?.status === 'failed') throw new Error(`${what}: the session failed: ${JSON.stringify(value)}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+type Project = SessionProject;
+const projectWithRuntime = (name: string) => projectWithRuntimeOf(svc, model.baseUrl, name);
+const sessionOf = (project: Project, id: string) => sessionOfProject(svc, project.id, id);
 
 function hostedBranchTip(project: Project, branch: string): string | null {
   try {
@@ -99,13 +62,7 @@ describe(`sessions on the process provider with the real runtime (${testDialect}
     const running = await until('the session runs', () => sessionOf(project, session.id), (s) => s.status === 'running' && s.runtime_session_id !== null);
     expect(running.sandbox).toEqual({ provider: 'process', state: 'active' });
 
-    const sandboxLog = () => {
-      try {
-        return fs.readFileSync(path.join(svc.dataDir, 'sandboxes', session.id, 'sandbox.log'), 'utf8').slice(-4000);
-      } catch {
-        return '(no sandbox log)';
-      }
-    };
+    const sandboxLog = () => sandboxLogOf(svc, session.id);
     const crs: Array<{ number: number }> = await until(
       'the agent opened a change request (sandbox log follows)',
       async () => (await svc.request('GET', `/v1/projects/${project.id}/change-requests`)).body.change_requests as Array<{ number: number }>,

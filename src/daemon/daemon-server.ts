@@ -14,6 +14,8 @@ export interface DaemonControl {
   runtimePort: number;
   sandboxToken: string;
   runtimeReady: () => boolean;
+  /** A prompt reached a runtime session through the proxy (messages from svc, a person's own client). */
+  onPromptSent: (runtimeSessionId: string) => void;
   health: () => Promise<Record<string, unknown>>;
   refresh: () => Promise<Record<string, unknown>>;
   abort: () => Promise<Record<string, unknown>>;
@@ -27,6 +29,8 @@ class HttpProblem extends Error {
 }
 
 const MAX_BODY = 1024 * 1024;
+/** The runtime's route that starts a turn and answers at once (the synchronous one is busy while it answers). */
+const PROMPT_PATH = /^\/session\/([^/?]+)\/prompt_async(?:\?|$)/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 function send(response: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}): void {
@@ -111,6 +115,12 @@ export function createDaemonServer(control: DaemonControl): http.Server {
       return;
     }
     if (!control.runtimeReady()) throw new HttpProblem(503, 'The agent runtime is starting; try again in a few seconds.', 'RUNTIME_STARTING');
+    const prompted = request.method === 'POST' ? PROMPT_PATH.exec(url) : null;
+    if (prompted) {
+      response.once('finish', () => {
+        if (response.statusCode < 300) control.onPromptSent(decodeURIComponent(prompted[1]!));
+      });
+    }
     proxyRequest(request, response, control.runtimePort, url, [USER_CONTEXT_HEADER]);
   };
 

@@ -44,11 +44,12 @@ export function requestJson(url: string, options: { method?: string; headers?: R
  * Follows a server-sent event stream, handing each `data:` payload to `onData`; resolves when the
  * stream ends or fails, rejects never. `abort` ends it.
  */
-export function followEventStream(url: string, onData: (data: string) => void, signal: AbortSignal): Promise<void> {
+export function followEventStream(url: string, onData: (data: string) => void, signal: AbortSignal, onOpen: () => void = () => {}): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const request = http.get(url, { headers: { accept: 'text/event-stream' }, agent: false }, (response) => {
       response.setEncoding('utf8');
+      onOpen();
       let buffer = '';
       response.on('data', (chunk: string) => {
         buffer += chunk;

@@ -19,7 +19,13 @@ export class RootSession {
   error: string | null = null;
   private running: Promise<void> | undefined;
 
-  constructor(private readonly settings: DaemonSettings, private readonly runtime: RuntimeClient, private readonly api: ApiClient, private readonly log: (message: string) => void) {
+  constructor(
+    private readonly settings: DaemonSettings,
+    private readonly runtime: RuntimeClient,
+    private readonly api: ApiClient,
+    private readonly log: (message: string) => void,
+    private readonly onPromptSent: (runtimeSessionId: string) => void,
+  ) {
     this.initialPromptSent = fs.existsSync(path.join(settings.runtimeHome, PROMPT_MARKER));
   }
 
@@ -74,6 +80,7 @@ export class RootSession {
     // The conversation is the truth: if a crash came between sending and marking, the prompt is already there.
     if ((await this.runtime.messageCount(id)) === 0) {
       await this.runtime.promptAsync(id, this.settings.initialPrompt, this.settings.agentModel || undefined);
+      this.onPromptSent(id);
       this.log('sent the initial prompt');
     }
     fs.writeFileSync(marker, `${id}\n`);

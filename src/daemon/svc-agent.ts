@@ -64,12 +64,12 @@ async function daemon(): Promise<void> {
     log,
     onReady: () => {
       lease.clear();
-      lease.follow();
       const pid = runtime.pid;
-      void root.boot(() => runtime.state === 'ready' && runtime.pid === pid);
+      // The root session (and the prompt or message it may start) only once the lease keeper follows events.
+      void lease.follow().then(() => root.boot(() => runtime.state === 'ready' && runtime.pid === pid));
     },
   });
-  root = new RootSession(settings, runtime.client, api, log);
+  root = new RootSession(settings, runtime.client, api, log, (id) => lease.promptSent(id));
   lease = new LeaseKeeper({ api, runtime: runtime.client, renewMs: settings.leaseRenewMs, stuckMs: settings.leaseStuckMs, isRuntimeReady: () => runtime.state === 'ready', log });
 
   let boundPort = settings.servicePort;
@@ -78,6 +78,7 @@ async function daemon(): Promise<void> {
     runtimePort: settings.runtimePort,
     sandboxToken: settings.sandboxToken,
     runtimeReady: () => runtime.state === 'ready',
+    onPromptSent: (id) => lease.promptSent(id),
     async health() {
       const info = await workspace.info().catch(() => ({ branch: null, commit: null }));
       return {

@@ -39,7 +39,10 @@ export async function deliverPendingMessages(services: Services, sessionId: stri
       });
       await response.body?.cancel();
       if (!response.ok) throw new Error(`the runtime answered ${response.status}`);
-      await services.db.updateTable('session_messages').set({ status: 'delivered', delivered_at: nowIso(), last_error: null }).where('id', '=', message.id).execute();
+      const at = nowIso();
+      await services.db.updateTable('session_messages').set({ status: 'delivered', delivered_at: at, last_error: null }).where('id', '=', message.id).execute();
+      // A message handed over is activity: the idle sweep must not stop the agent before its turn begins.
+      await services.db.updateTable('sessions').set({ last_activity_at: at }).where('id', '=', session.id).execute();
       delivered += 1;
     } catch (error) {
       const failed = message.attempts + 1 >= MAX_ATTEMPTS;

@@ -13,8 +13,8 @@ import type { SessionRow } from './session-row.js';
 
 /** A clone credential lives an hour; the daemon's credential helper asks for a new one whenever git needs one. */
 export const CLONE_CREDENTIAL_TTL_MS = 60 * 60 * 1000;
-/** `busy: true` keeps the lease this long; the daemon renews every 20 s. */
-export const LEASE_TTL_MS = 60 * 1000;
+/** `busy: true` keeps the lease three renew intervals, so one lost renewal does not end it. */
+const LEASE_TTL_RENEWALS = 3;
 
 async function sandboxSession(ctx: ActorContext): Promise<SessionRow> {
   const sessionId = ctx.actor.sessionId;
@@ -61,17 +61,18 @@ export async function issueCloneCredential(ctx: ActorContext, projectId: string)
 export async function updateLease(ctx: ActorContext, busy: boolean): Promise<{ lease_expires_at: string | null }> {
   const session = await sandboxSession(ctx);
   const now = Date.now();
-  const leaseExpiresAt = busy ? new Date(now + LEASE_TTL_MS).toISOString() : null;
+  const leaseExpiresAt = busy ? new Date(now + LEASE_TTL_RENEWALS * ctx.config.sessions.leaseRenewMs).toISOString() : null;
   await ctx.db.updateTable('sessions').set({ lease_expires_at: leaseExpiresAt, last_activity_at: new Date(now).toISOString() }).where('id', '=', session.id).execute();
   return { lease_expires_at: leaseExpiresAt };
 }
 
+/** A runtime that comes up is activity: the agent is handed its first prompt now, and starts work a moment later. */
 export async function reportRuntimeSession(ctx: ActorContext, runtimeSessionId: string): Promise<void> {
   const session = await sandboxSession(ctx);
   const now = nowIso();
   await ctx.db
     .updateTable('sessions')
-    .set({ runtime_session_id: runtimeSessionId, updated_at: now, ...(session.initial_prompt && !session.initial_prompt_sent_at ? { initial_prompt_sent_at: now } : {}) })
+    .set({ runtime_session_id: runtimeSessionId, updated_at: now, last_activity_at: now, ...(session.initial_prompt && !session.initial_prompt_sent_at ? { initial_prompt_sent_at: now } : {}) })
     .where('id', '=', session.id)
     .execute();
   void deliverPendingMessages(ctx, session.id).catch(() => undefined);

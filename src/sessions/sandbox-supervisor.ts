@@ -18,6 +18,8 @@ const HEALTH_POLL_MS = 10;
 
 export class SandboxSupervisor {
   private readonly boots = new Map<string, Promise<void>>();
+  /** Stops under way: a wake that arrives while the sandbox is still shutting down starts after it. */
+  private readonly stops = new Map<string, Promise<void>>();
   private closed = false;
 
   constructor(
@@ -45,7 +47,12 @@ export class SandboxSupervisor {
 
   async stop(session: SessionRow): Promise<void> {
     await this.boots.get(session.id)?.catch(() => undefined);
-    if (session.sandbox_ref) await this.provider.stop(session.id, session.sandbox_ref);
+    if (!session.sandbox_ref) return;
+    const stopping = this.provider.stop(session.id, session.sandbox_ref).finally(() => {
+      if (this.stops.get(session.id) === stopping) this.stops.delete(session.id);
+    });
+    this.stops.set(session.id, stopping);
+    await stopping;
   }
 
   async remove(session: SessionRow): Promise<void> {
@@ -69,7 +76,13 @@ export class SandboxSupervisor {
     const { bootTimeoutMs } = services.config.sessions;
     let error: string | null = null;
     try {
-      const env = await sandboxEnvironment({ ...services, secretKey: services.sessions.secretKey }, project, session);
+      // Started on the old sandbox's processes as they exit, the new boot would adopt a dying daemon.
+      await this.stops.get(session.id)?.catch(() => undefined);
+      const env = {
+        ...(await sandboxEnvironment({ ...services, secretKey: services.sessions.secretKey }, project, session)),
+        // Not in spec 3's table: how often the daemon renews the lease is svc's setting, as is the lease's life.
+        SVC_LEASE_RENEW_MS: String(services.config.sessions.leaseRenewMs),
+      };
       const started = await this.provider.start({ sessionId: session.id, env, ref: session.sandbox_ref });
       await services.db.updateTable('sessions').set({ sandbox_ref: started.ref, daemon_url: started.daemonUrl }).where('id', '=', session.id).execute();
       const deadline = Date.now() + bootTimeoutMs;

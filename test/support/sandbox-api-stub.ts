@@ -1,9 +1,13 @@
 /**
- * TEMPORARY stand-in for svc's sandbox-identity routes, until the real ones land in the server (issue 19,
- * src/sessions/): exactly `GET /v1/projects/:id/git/clone-credential`, `POST /v1/sandbox/lease` and
- * `PUT /v1/sandbox/runtime-session`, with the sandbox token as bearer, plus a real git repository over
- * smart HTTP (`git http-backend`) that accepts only the issued clone credential. Every call is recorded.
- * Replace its uses with the real test server once those routes exist.
+ * A test double of svc's own sandbox protocol, for tests of the daemon on its own: exactly
+ * `GET /v1/projects/:id/git/clone-credential`, `POST /v1/sandbox/lease` and `PUT /v1/sandbox/runtime-session`,
+ * with the sandbox token as bearer, plus a real git repository over smart HTTP (`git http-backend`) that
+ * accepts only the issued clone credential. Every call is recorded.
+ *
+ * Kept beside the real server on purpose: these tests look at what the daemon sends and when (each lease
+ * renewal and release, the token it presents, how it behaves while the API is away), which the real server
+ * keeps only as a row's latest state, and they start in a fraction of a second. The same routes of the real
+ * server are exercised end to end, daemon included, by sessions-process, sessions-lease and sessions-api.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

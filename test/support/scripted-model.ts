@@ -42,6 +42,8 @@ export interface ScriptedModelOptions {
   utilityText?: string;
   /** Text when an agent turn finds the script empty. */
   exhaustedText?: string;
+  /** Answers agent turns from the request itself instead of the script (many sessions at once, in any order). */
+  respond?: (body: any) => ScriptStep;
 }
 
 function textOf(content: unknown): string {
@@ -82,7 +84,7 @@ export async function startScriptedModel(script: ScriptStep[] = [], options: Scr
     requests.push({ at: Date.now(), body, agentTurn, lastUserText: textOf(lastUser?.content) });
     notify();
 
-    const step: ScriptStep = agentTurn ? (steps.shift() ?? { text: options.exhaustedText ?? 'The script has no more steps.' }) : { text: options.utilityText ?? 'Scripted session' };
+    const step: ScriptStep = agentTurn ? (options.respond?.(body) ?? steps.shift() ?? { text: options.exhaustedText ?? 'The script has no more steps.' }) : { text: options.utilityText ?? 'Scripted session' };
     if (step.gate) await step.gate;
     if (step.delayMs) await new Promise((resolve) => setTimeout(resolve, step.delayMs));
 

@@ -90,5 +90,19 @@ export function renderHtmlBlock(block: HtmlBlock, context: RenderContext): strin
       ? `<p class="html-note">${formatNumber(refused)} ${refused === 1 ? 'script' : 'scripts'} of this block did not run: a page runs at most ${MAX_FRAME_SCRIPTS} different inline scripts.</p>`
       : '';
   // Never allow-same-origin: the frame gets an opaque origin and cannot read cookies or the page.
-  return `<iframe class="html-frame" sandbox="allow-scripts" referrerpolicy="no-referrer" title="${escapeAttr(title)}" style="height:${height}px" srcdoc="${escapeAttr(block.html)}"></iframe>${note}`;
+  return `<iframe class="html-frame" sandbox="allow-scripts" referrerpolicy="no-referrer" title="${escapeAttr(title)}" style="height:${height}px" srcdoc="${escapeAttr(followingPageTheme(block.html))}"></iframe>${note}`;
+}
+
+const LEADING_DOCTYPE = /^\s*<!doctype[^>]*>/i;
+const THEME_FOLLOWER = '<meta name="color-scheme" content="light dark"><style>:root{background:transparent}</style>';
+
+/**
+ * The frame's document takes the page's light or dark (a frame prefers the colour scheme of its iframe
+ * element) and has no canvas of its own, so content that sets no colours reads as the page around it
+ * instead of a white box in dark mode. Content that sets its own colours keeps them. After a leading
+ * doctype, which must stay first or the document falls into quirks mode.
+ */
+export function followingPageTheme(html: string): string {
+  const doctype = LEADING_DOCTYPE.exec(html)?.[0] ?? '';
+  return `${doctype}${THEME_FOLLOWER}${html.slice(doctype.length)}`;
 }

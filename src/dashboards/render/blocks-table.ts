@@ -74,7 +74,7 @@ function cellContent(value: TableValue | undefined, site: CellSite): string {
   if (value.badge) text = `<span class="badge${toneClass(value.tone ?? 'neutral')}">${text}</span>`;
   else if (value.tone) text = `<span class="tone-text${toneClass(value.tone)}">${text}</span>`;
   if (value.bar !== undefined) {
-    text = `<span class="cell-bar${toneClass(value.tone)}"><span class="cell-bar-track"><span style="width:${percentWidth(value.bar)}"></span></span>${text}</span>`;
+    text = `<span class="cell-bar${toneClass(value.tone)}"><span class="cell-bar-track"><span style="width:${percentWidth(value.bar)}"></span></span><span class="cell-bar-value">${text}</span></span>`;
   }
   if (value.spark && value.spark.length > 0) text += renderSparkline(value.spark, describeTrend(value.spark, formatNumber));
   return text;

@@ -5,7 +5,7 @@
  */
 import { COMMON_BLOCK_FIELDS, type ChartBlock, type GaugeBlock, type HeatmapBlock } from '../spec-schema.js';
 import { ChartCache, chartCache } from './chart-cache.js';
-import { chartKind, chartOption, drawsSlices, gaugeOption, heatmapOption } from './chart-options.js';
+import { chartKind, chartOption, drawsSlices, evenFixedAxes, gaugeOption, heatmapOption, roomForMarkLabels } from './chart-options.js';
 import { renderEChartsSvg, type ChartRender } from './echarts-ssr.js';
 import { fillCharts, type ChartPlan } from './chart-slots.js';
 import { mergeOption } from './merge-option.js';
@@ -42,7 +42,7 @@ export function jobOption(job: ChartFigureJob): Record<string, unknown> {
   const layout = { width: job.width, height: job.height };
   switch (job.figure) {
     case 'chart':
-      return mergeOption(chartOption(job.block, layout), job.block.option);
+      return roomForMarkLabels(evenFixedAxes(mergeOption(chartOption(job.block, layout), job.block.option)));
     case 'heatmap':
       return heatmapOption(job.block, layout);
     case 'gauge':

@@ -600,3 +600,68 @@ function toneForValue(value: number, bands: ReadonlyArray<{ upTo: number; tone: 
   for (const band of bands) if (value <= band.upTo) return band.tone;
   return bands[bands.length - 1]?.tone;
 }
+
+/** Steps an axis fixed at both ends may take: 1, 2, 2.5 and 5 times a power of ten. */
+function evenStep(min: number, max: number): number | null {
+  const span = max - min;
+  if (!(span > 0) || !Number.isFinite(span)) return null;
+  const close = (value: number) => Math.abs(value - Math.round(value)) < 1e-6;
+  for (let exponent = Math.ceil(Math.log10(span)); exponent > Math.log10(span) - 4; exponent -= 1) {
+    for (const factor of [5, 2.5, 2, 1]) {
+      const step = factor * 10 ** exponent;
+      const count = span / step;
+      if (count >= 3 && count <= 6 && close(count) && close(min / step)) return step;
+    }
+  }
+  return null;
+}
+
+/**
+ * A value axis an `option` fixes at both ends (`min: 99.85, max: 100`) gets ticks from end to end in
+ * equal steps: left to ECharts, the steps start at a round number past `min`, so the first gap is short
+ * and its two labels touch.
+ */
+export function evenFixedAxes(option: Option): Option {
+  const even = (axis: unknown): unknown => {
+    if (!axis || typeof axis !== 'object') return axis;
+    const fields = axis as Option;
+    if (fields.type !== undefined && fields.type !== 'value') return axis;
+    if (typeof fields.min !== 'number' || typeof fields.max !== 'number' || fields.interval !== undefined) return axis;
+    const step = evenStep(fields.min, fields.max) ?? (fields.max - fields.min) / 4;
+    return step > 0 && Number.isFinite(step) ? { ...fields, interval: step } : axis;
+  };
+  const out: Option = { ...option };
+  for (const key of ['xAxis', 'yAxis'] as const) {
+    if (Array.isArray(option[key])) out[key] = (option[key] as unknown[]).map(even);
+    else if (option[key] !== undefined) out[key] = even(option[key]);
+  }
+  return out;
+}
+
+/** Roughly how wide a mark line's label is drawn at 12 px: its formatter with a value of six characters. */
+function markLabelWidth(label: Option | undefined): number {
+  const formatter = typeof label?.formatter === 'string' ? label.formatter.replace(/\{[a-z]\}/g, '000000') : '000000';
+  return Math.ceil(formatter.length * 6.6) + 10;
+}
+
+/**
+ * A mark line's label goes past the line's end, outside the plot, with the room it needs kept on the
+ * right: drawn inside the end (ECharts' `insideEnd…` positions) it sits on the last bars.
+ */
+export function roomForMarkLabels(option: Option): Option {
+  const series = Array.isArray(option.series) ? (option.series as Option[]) : [];
+  let room = 0;
+  const placed = series.map((item) => {
+    const markLine = item?.markLine as Option | undefined;
+    if (!markLine || typeof markLine !== 'object') return item;
+    const label = (markLine.label ?? {}) as Option;
+    if (label.show === false) return item;
+    if (label.position !== undefined && !(typeof label.position === 'string' && label.position.startsWith('insideEnd')) && label.position !== 'end') return item;
+    room = Math.max(room, markLabelWidth(label));
+    return { ...item, markLine: { ...markLine, label: { ...label, position: 'end' } } };
+  });
+  if (room === 0 || Array.isArray(option.grid) || !option.grid || typeof option.grid !== 'object') return option;
+  const grid = option.grid as Option;
+  const right = typeof grid.right === 'number' ? grid.right : 0;
+  return { ...option, series: placed, grid: { ...grid, right: Math.max(right, room) } };
+}

@@ -312,8 +312,16 @@ export const CLIENT_SCRIPT = String.raw`(function () {
     check();
   }
 
+  function edges(el) {
+    function f() { var m = el.scrollWidth - el.clientWidth, x = el.scrollLeft; el.classList.toggle('more-left', m > 1 && x > 1); el.classList.toggle('more-right', m > 1 && x < m - 1); }
+    el.addEventListener('scroll', f);
+    addEventListener('resize', f);
+    f();
+  }
+
   function start() {
     labelToggles();
+    document.querySelectorAll('.tbl-scroll').forEach(edges);
     if (darkQuery && darkQuery.addEventListener) darkQuery.addEventListener('change', labelToggles);
     document.querySelectorAll('input.tbl-search').forEach(setUpSearch);
     document.querySelectorAll('table.tbl[data-sortable]').forEach(setUpSorting);

@@ -26,7 +26,7 @@ describe('code highlighting', () => {
   it('numbers and marks lines', () => {
     const html = renderCodeLines('a\nb\nc\n', { lineNumbers: true, highlight: new Set([2]) });
     expect(html.match(/class="line/g)).toHaveLength(3);
-    expect(html).toContain('<span class="line hl"><span class="ln" data-n="2"></span><span class="lc">b</span></span>');
+    expect(html).toContain('<span class="line line-marked"><span class="ln" data-n="2"></span><span class="lc">b</span></span>');
   });
 });
 
@@ -39,7 +39,7 @@ describe('bounded highlighting', () => {
     expect(html).not.toContain('hljs-');
     expect(html).toContain('<pre class="code wrap numbered" tabindex="0"><code data-lang="JavaScript">');
     expect(html).toContain(`<span class="line"><span class="ln" data-n="1"></span><span class="lc">const ${'a'.repeat(19_990)} = 1;&lt;b&gt;</span></span>`);
-    expect(html).toContain('<span class="line hl"><span class="ln" data-n="2"></span><span class="lc">let b = 2;</span></span>');
+    expect(html).toContain('<span class="line line-marked"><span class="ln" data-n="2"></span><span class="lc">let b = 2;</span></span>');
   });
 
   it('shows a 40,000-character one-line fence as plain text and still highlights a short one', () => {

@@ -114,7 +114,7 @@ export function renderCodeLines(html: string, options: CodeLinesOptions): string
     const number = index + 1;
     const marked = options.highlight.has(number);
     const numberCell = options.lineNumbers ? `<span class="ln" data-n="${number}"></span>` : '';
-    parts.push(`<span class="line${marked ? ' hl' : ''}">${numberCell}<span class="lc">${line}</span></span>`);
+    parts.push(`<span class="line${marked ? ' line-marked' : ''}">${numberCell}<span class="lc">${line}</span></span>`);
   });
   // Lines are blocks; a newline between them inside <pre> would add an empty line.
   return parts.join('');

@@ -60,13 +60,13 @@ const expectations: { [Kind in Block['type']]: string[] } = {
   prose: ['<h3>What changed</h3>', '<strong>Faster</strong>', 'href="https://example.com/runbook" rel="noopener noreferrer nofollow"', 'prose size-base'],
   callout: ['callout t-warning', 'Action needed', '<strong>force pushes</strong>', '<code>main</code>', 'callout-icon i-warning'],
   quote: ['<blockquote><p>The retry policy alone removed a third of our red builds.</p></blockquote>', '<cite class="quote-who">Grace Hopper</cite>', 'Build lead', 'Retro, week 18', 'ta-center'],
-  code: ['.ci/retry.yaml', '>YAML<', 'The retry policy', 'style="max-height:400px"', 'class="code numbered"', '<span class="line hl"><span class="ln" data-n="2">', '<span class="line hl"><span class="ln" data-n="3">', 'hljs-attr'],
+  code: ['.ci/retry.yaml', '>YAML<', 'The retry policy', 'style="max-height:400px"', 'class="code numbered"', '<span class="line line-marked"><span class="ln" data-n="2">', '<span class="line line-marked"><span class="ln" data-n="3">', 'hljs-attr'],
   steps: ['<ol class="steps" start="1">', 'step s-done', 'aria-current="step"', 'step s-blocked', 'No merges to main.', 'Full rollout'],
   checklist: ['<strong>1 of 2</strong> done', 'width:50%', 'check c-done', 'check c-na', 'Needs a fresh snapshot.', 'check-meta">db'],
   figure: ['src="https://example.com/images/architecture.png"', 'alt="Architecture diagram of the control plane"', 'Figure 1', 'The control plane and one sandbox.', 'Platform team', 'style="height:360px"'],
   links: ['href="https://example.com/runbook"', 'Runbook', 'What to do when builds fail', 'link-source">wiki', 'link t-info', '--link-cols:2', 'link-source">example.com'],
   footnotes: ['<span class="fn-label">1</span>', 'Business hours, Monday to Friday.', '<span class="fn-label">2</span>', 'Excludes weekends.'],
-  html: ['<iframe class="html-frame" sandbox="allow-scripts"', 'style="height:160px"', 'title="Custom widget"', 'srcdoc="&lt;!doctype html&gt;&lt;p style=&quot;font:14px sans-serif&quot;&gt;'],
+  html: ['<iframe class="html-frame" sandbox="allow-scripts"', 'style="height:160px"', 'title="Custom widget"', 'srcdoc="&lt;!doctype html&gt;&lt;meta name=&quot;color-scheme&quot; content=&quot;light dark&quot;&gt;', '&lt;p style=&quot;font:14px sans-serif&quot;&gt;'],
 };
 
 describe('every block kind', () => {

@@ -105,6 +105,7 @@ function printRules(scope: string): string {
     `${s('.sec-head,.heading,.doc-title,.blk-title,.tbl-tools')}{break-after:avoid}`,
     `${s('.blk')}{box-shadow:none}`,
     `${s('.tbl-scroll,.code,.chart-data-scroll')}{max-height:none!important;overflow:visible!important}`,
+    `${s('.tbl-scroll')}{-webkit-mask-image:none!important;mask-image:none!important}`,
     // Paper does not scroll: a wide table fits the page's width by wrapping its text cells anywhere;
     // numbers, and the words of its headings, stay whole.
     `${s('.tbl')}{width:100%!important;font-size:11px}`,
@@ -346,6 +347,9 @@ bdi{unicode-bidi:isolate}
 .tbl-more{display:flex;flex-wrap:wrap;align-items:center;gap:8px 14px;margin-top:12px;font-size:12.5px;color:var(--ink-3)}
 .tbl-scroll{position:relative;overflow-x:auto;min-width:0;max-width:100%}
 .tbl-scroll.capped{overflow:auto;border:1px solid var(--border);border-radius:8px}
+.tbl-scroll.more-right{-webkit-mask-image:linear-gradient(to right,#000 calc(100% - 40px),transparent);mask-image:linear-gradient(to right,#000 calc(100% - 40px),transparent)}
+.tbl-scroll.more-left{-webkit-mask-image:linear-gradient(to left,#000 calc(100% - 40px),transparent);mask-image:linear-gradient(to left,#000 calc(100% - 40px),transparent)}
+.tbl-scroll.more-left.more-right{-webkit-mask-image:linear-gradient(to right,transparent,#000 40px,#000 calc(100% - 40px),transparent);mask-image:linear-gradient(to right,transparent,#000 40px,#000 calc(100% - 40px),transparent)}
 .tbl{width:100%;border-collapse:separate;border-spacing:0;font-size:13px}
 .tbl th,.tbl td{padding:8px 12px;text-align:left;vertical-align:top;border-bottom:1px solid var(--border)}
 .tbl thead th{font-size:11.5px;font-weight:650;color:var(--ink-3);letter-spacing:.03em;text-transform:uppercase;white-space:nowrap;background:var(--surface);vertical-align:bottom}
@@ -369,7 +373,8 @@ th[aria-sort=descending] .th-sort::after{content:"▼"}
 .nil{color:var(--ink-3)}
 .badge,.delta-pill{display:inline-block;padding:1px 8px;border-radius:999px;font-size:12px;font-weight:650;background:var(--t-soft);color:var(--t-ink);white-space:nowrap}
 .tone-text{color:var(--t-ink);font-weight:600}
-.cell-bar{display:inline-flex;align-items:center;gap:8px}
+.cell-bar{display:flex;align-items:center;gap:8px}
+.cell-bar-value{flex:1;font-variant-numeric:tabular-nums}
 .cell-bar-track{display:inline-block;width:56px;height:6px;border-radius:3px;background:var(--sunken);overflow:hidden}
 .cell-bar-track>span{display:block;height:100%;background:var(--t,var(--info))}
 td .spark{display:inline-block;vertical-align:middle;width:76px;height:20px;margin-left:6px}
@@ -547,7 +552,7 @@ td .spark{display:inline-block;vertical-align:middle;width:76px;height:20px;marg
 .code .line{display:block;padding:0 16px;min-height:1.62em}
 .code.numbered .line{display:grid;grid-template-columns:2.4em minmax(0,1fr);column-gap:14px}
 .code .ln::before{content:attr(data-n);display:block;text-align:right;color:var(--ink-3);opacity:.65;user-select:none;-webkit-user-select:none}
-.code .line.hl{background:color-mix(in srgb,var(--warning) 15%,transparent);box-shadow:inset 3px 0 var(--warning)}
+.code .line.line-marked{background:color-mix(in srgb,var(--warning) 15%,transparent);box-shadow:inset 3px 0 var(--warning)}
 .code.wrap code{min-width:0}
 .code.wrap .lc{white-space:pre-wrap;overflow-wrap:anywhere}
 .hljs-comment,.hljs-quote{color:var(--hl-comment);font-style:italic}
@@ -579,7 +584,7 @@ td .spark{display:inline-block;vertical-align:middle;width:76px;height:20px;marg
 .fig figcaption{margin-top:10px;font-size:13px;color:var(--ink-2)}
 .fig-label{font-weight:700;color:var(--ink)}
 .fig-credit{color:var(--ink-3);font-size:12px}
-.html-frame{display:block;width:100%;border:1px solid var(--border);border-radius:8px;background:#fff;color-scheme:light}
+.html-frame{display:block;width:100%;border:1px solid var(--border);border-radius:8px;background:transparent}
 .html-note{margin:8px 0 0;font-size:12.5px;color:var(--ink-3)}
 
 /* report layout: one readable column */

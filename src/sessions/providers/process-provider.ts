@@ -158,7 +158,8 @@ export class ProcessProvider implements SandboxProvider {
 
   async remove(sessionId: string): Promise<void> {
     await this.stop(sessionId);
-    fs.rmSync(this.directory(sessionId), { recursive: true, force: true });
+    // A process killed a moment ago may still be writing its last files (ENOTEMPTY): Node retries those.
+    fs.rmSync(this.directory(sessionId), { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 
   async isAlive(sessionId: string): Promise<boolean> {
