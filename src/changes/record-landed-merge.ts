@@ -22,7 +22,7 @@ export interface LandedMerge {
  * (by a concurrent request or by a repair) keeps its record.
  */
 export async function recordLandedMerge(ctx: Services, merge: LandedMerge): Promise<ChangeRequestRow> {
-  return ctx.db.transaction().execute(async (trx) => {
+  const recorded = await ctx.db.transaction().execute(async (trx) => {
     await trx
       .updateTable('change_requests')
       .set({
@@ -42,4 +42,7 @@ export async function recordLandedMerge(ctx: Services, merge: LandedMerge): Prom
     await trx.deleteFrom('merge_intents').where('cr_id', '=', merge.crId).execute();
     return trx.selectFrom('change_requests').selectAll().where('id', '=', merge.crId).executeTakeFirstOrThrow();
   });
+  // Base moved: the manifest there (its triggers) is read again.
+  ctx.events.emit('project.branch-moved', { projectId: recorded.project_id });
+  return recorded;
 }

@@ -1,0 +1,11 @@
+import type { Selectable } from 'kysely';
+import type { TriggerFiresTable, TriggersTable } from '../db/schema.js';
+import { readJson } from '../db/values.js';
+import type { NormalizedTrigger } from '../manifest/index.js';
+
+export type TriggerRow = Selectable<TriggersTable>;
+export type TriggerFireRow = Selectable<TriggerFiresTable>;
+
+export function definitionOf(row: Pick<TriggerRow, 'definition'>): NormalizedTrigger {
+  return readJson<NormalizedTrigger>(row.definition, null as unknown as NormalizedTrigger);
+}
