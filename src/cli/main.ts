@@ -8,6 +8,7 @@ import { registerProject } from './project.js';
 import { registerServe } from './serve.js';
 import { registerSession } from './session/index.js';
 import { registerToken } from './token.js';
+import { registerTrigger } from './trigger/index.js';
 
 export function buildProgram(): Command {
   const program = new Command('svc')
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerDashboard(program, deps);
   registerCr(program, deps);
   registerSession(program, deps);
+  registerTrigger(program, deps);
   registerLink(program, deps);
   for (const command of program.commands) {
     command.exitOverride();

@@ -91,8 +91,8 @@ export async function startServer(config: Config, options: StartOptions): Promis
       url,
       tasks,
       async close() {
-        unwireTriggers();
         await tasks.stop();
+        await unwireTriggers();
         await app.close();
         await services.close();
         await database.close();

@@ -12,8 +12,10 @@ import { syncProjectTriggers } from '../triggers/sync-triggers.js';
 
 const SLOT_FREEING_STATUSES = new Set(['stopped', 'failed', 'completed']);
 
-export function wireTriggers(services: Services, tasks: TaskRunner, onError: (error: unknown, what: string) => void): () => void {
+/** Returns the unwiring, which waits for the starts under way (a server closing must not boot sandboxes after). */
+export function wireTriggers(services: Services, tasks: TaskRunner, onError: (error: unknown, what: string) => void): () => Promise<void> {
   let starting: Promise<void> = Promise.resolve();
+  let closed = false;
   const unsubscribe = [
     services.events.on('project.branch-moved', ({ projectId }) => {
       void (async () => {
@@ -24,13 +26,15 @@ export function wireTriggers(services: Services, tasks: TaskRunner, onError: (er
     services.events.on('triggers.changed', () => tasks.wake(TRIGGER_SCHEDULER_TASK)),
     services.events.on('triggers.fired', ({ fireIds }) => {
       // One after another, in the order recorded.
-      starting = starting.then(() => startFires(services, fireIds, tasks.holder, (error, fireId) => onError(error, `starting trigger fire ${fireId}`)));
+      starting = starting.then(() => startFires(services, fireIds, tasks.holder, (error, fireId) => onError(error, `starting trigger fire ${fireId}`), () => closed));
     }),
     services.events.on('session.status', ({ status, sandboxState }) => {
       if (SLOT_FREEING_STATUSES.has(status) || sandboxState === 'archived') tasks.wake(TRIGGER_DISPATCH_TASK);
     }),
   ];
-  return () => {
+  return async () => {
+    closed = true;
     for (const off of unsubscribe) off();
+    await starting;
   };
 }

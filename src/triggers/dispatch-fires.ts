@@ -13,8 +13,10 @@ const BATCH = 100;
 export type DispatchErrorHandler = (error: unknown, fireId: string) => void;
 
 /** Starts the given fires one after another (a burst of cron fires must not boot every sandbox at once). */
-export async function startFires(services: Services, fireIds: readonly string[], holder: string, onError: DispatchErrorHandler): Promise<void> {
+export async function startFires(services: Services, fireIds: readonly string[], holder: string, onError: DispatchErrorHandler, stopped: () => boolean = () => false): Promise<void> {
   for (const fireId of fireIds) {
+    // The rest stay recorded; the dispatch task of whichever replica runs next starts them.
+    if (stopped()) return;
     try {
       await startFire(services, fireId, holder);
     } catch (error) {
@@ -24,15 +26,15 @@ export async function startFires(services: Services, fireIds: readonly string[],
 }
 
 /** One pass: fires recorded but not started, then each account's queue from its oldest fire until one waits. */
-export async function dispatchWaitingFires(services: Services, holder: string, onError: DispatchErrorHandler): Promise<void> {
+export async function dispatchWaitingFires(services: Services, holder: string, onError: DispatchErrorHandler, stopped: () => boolean = () => false): Promise<void> {
   const now = new Date().toISOString();
   const unclaimed = (query: ReturnType<typeof waitingFires>) => query.where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]));
   const recorded = await unclaimed(waitingFires(services).where('status', '=', 'fired')).select('id').orderBy('fired_at').limit(BATCH).execute();
-  await startFires(services, recorded.map((fire) => fire.id), holder, onError);
+  await startFires(services, recorded.map((fire) => fire.id), holder, onError, stopped);
 
   const accounts = await waitingFires(services).where('status', '=', 'queued').select('account_id').distinct().execute();
   for (const { account_id: accountId } of accounts) {
-    for (let started = 0; started < BATCH; started++) {
+    for (let started = 0; started < BATCH && !stopped(); started++) {
       const oldest = await waitingFires(services).where('status', '=', 'queued').where('account_id', '=', accountId).select(['id', 'claimed_until']).orderBy('fired_at').orderBy('id').limit(1).executeTakeFirst();
       if (!oldest || (oldest.claimed_until !== null && oldest.claimed_until >= now)) break;
       try {
@@ -55,8 +57,8 @@ export function triggerDispatchTask(intervalMs: number, onError: DispatchErrorHa
     name: TRIGGER_DISPATCH_TASK,
     runsOn: 'every-replica',
     intervalMs,
-    async run({ services, holder }) {
-      await dispatchWaitingFires(services, holder, onError);
+    async run({ services, holder, signal }) {
+      await dispatchWaitingFires(services, holder, onError, () => signal.aborted);
     },
   };
 }
