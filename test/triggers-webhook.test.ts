@@ -93,7 +93,8 @@ describe(`the webhook receiver (${testDialect})`, () => {
 
   it('takes the secret as a token in three forms when no signature is sent, and queues at the cap', async () => {
     const basic = `Basic ${Buffer.from(`github:${GITHUB_SECRET}`).toString('base64')}`;
-    for (const headers of [{ 'x-svc-token': GITHUB_SECRET }, { authorization: `Bearer ${GITHUB_SECRET}` }, { authorization: basic }]) {
+    const forms: Array<Record<string, string>> = [{ 'x-svc-token': GITHUB_SECRET }, { authorization: `Bearer ${GITHUB_SECRET}` }, { authorization: basic }];
+    for (const headers of forms) {
       const answer = await deliver('fresh-hook', '{}', headers);
       expect(answer.status).toBe(202);
       // The one slot is the github trigger's session: a fresh session waits, saying why.

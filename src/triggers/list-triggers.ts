@@ -27,6 +27,8 @@ export async function listTriggers(ctx: ActorContext, projectId: string): Promis
 
 export async function loadTrigger(ctx: ActorContext, projectId: string, slug: string, capability: 'project.read' | 'triggers.fire'): Promise<{ project: Awaited<ReturnType<typeof loadProjectFor>>; trigger: TriggerRow }> {
   const project = await loadProjectFor(ctx, projectId, capability, capability === 'project.read' ? 'read triggers' : 'fire triggers');
+  // A branch that moved a moment ago (its event still on the way) is read now: one git process when it did not.
+  await syncProjectTriggers(ctx, project);
   const trigger = await ctx.db.selectFrom('triggers').selectAll().where('project_id', '=', project.id).where('slug', '=', slug).executeTakeFirst();
   if (!trigger) {
     throw new AppError('NOT_FOUND', `No trigger ${JSON.stringify(slug)} in the manifest on ${project.default_branch} of project ${project.slug}; svc trigger ls lists them.`);

@@ -43,6 +43,23 @@ export async function planTarget(db: Kysely<Database>, projectId: string, trigge
     if (pinned) return existing(pinned, null);
     pinnedGone = `the pinned session ${trigger.session_id} is gone`;
   }
+  // A fire recorded a moment ago whose fresh session is not created yet is the trigger's most recent session:
+  // its message waits in the outbox until that session exists, and never needs a slot of its own.
+  const pending = await db
+    .selectFrom('trigger_fires')
+    .select('session_id')
+    .where('project_id', '=', projectId)
+    .where('trigger_slug', '=', trigger.slug)
+    .where('target', '=', 'new')
+    .where('started_at', 'is', null)
+    .where('status', 'in', ['fired', 'queued'])
+    .orderBy('fired_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (pending?.session_id) {
+    const reusing = existing({ id: pending.session_id, status: 'provisioning' }, null);
+    return pinnedGone ? { ...reusing, fallback: `${pinnedGone}; re-prompted the trigger's most recent session ${pending.session_id}` } : reusing;
+  }
   const latest: SessionPick = await db
     .selectFrom('sessions')
     .select(['id', 'status'])

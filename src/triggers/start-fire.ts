@@ -79,7 +79,11 @@ export async function startFire(services: Services, fireId: string, holder: stri
       await settle(services, fire, { status: 'queued', reason });
       return 'queued';
     }
-    await begin(services, project, { ...fire, target: target.target, session_id: target.sessionId });
+    if (!(await begin(services, project, { ...fire, target: target.target, session_id: target.sessionId }))) {
+      // The session it re-prompts is another fire's, not created yet: tried again on the next pass.
+      await settle(services, fire, {});
+      return 'retry';
+    }
     await settle(services, fire, { status: 'fired', reason: null, started_at: new Date().toISOString() });
     return 'started';
   } catch (error) {
@@ -98,16 +102,28 @@ export async function startFire(services: Services, fireId: string, holder: stri
   }
 }
 
-async function begin(services: Services, project: ProjectRow, fire: TriggerFireRow): Promise<void> {
+/** Starts or re-prompts the fire's session; false when that session is another fire's still to be created. */
+async function begin(services: Services, project: ProjectRow, fire: TriggerFireRow): Promise<boolean> {
   const sessionId = fire.session_id ?? '';
   const ctx = triggerActor(services, project, fire.actor_user_id, fire.trigger_slug);
   if (fire.target === 'existing') {
     const session = await services.db.selectFrom('sessions').selectAll().where('id', '=', sessionId).executeTakeFirst();
-    if (!session) throw new AppError('NOT_FOUND', `The session ${sessionId} this fire re-prompts was deleted.`);
+    if (!session) {
+      const creator = await services.db
+        .selectFrom('trigger_fires')
+        .select('id')
+        .where('session_id', '=', sessionId)
+        .where('target', '=', 'new')
+        .where('started_at', 'is', null)
+        .where('status', 'in', ['fired', 'queued'])
+        .executeTakeFirst();
+      if (creator) return false;
+      throw new AppError('NOT_FOUND', `The session ${sessionId} this fire re-prompts was deleted.`);
+    }
     await queueMessage(services, project, session, fire.prompt, 'trigger', { messageId: fire.id });
-    return;
+    return true;
   }
-  if (await services.db.selectFrom('sessions').select('id').where('id', '=', sessionId).executeTakeFirst()) return;
+  if (await services.db.selectFrom('sessions').select('id').where('id', '=', sessionId).executeTakeFirst()) return true;
   if (fire.attempts > 1) await removeLeftoverBranch(services, project, sessionId);
   await createSession(ctx, {
     id: sessionId,
@@ -117,6 +133,7 @@ async function begin(services: Services, project: ProjectRow, fire: TriggerFireR
     prompt: fire.prompt,
     triggerSlug: fire.trigger_slug,
   });
+  return true;
 }
 
 /** An earlier attempt that died after cutting the session branch and before its row: the branch goes first. */
