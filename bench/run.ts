@@ -7,6 +7,7 @@ import { runChangesBench } from './changes.js';
 import { runPublishBench } from './publish.js';
 import { runRenderBench } from './render.js';
 import { runSessionsBench } from './sessions.js';
+import { runTriggersBench } from './triggers.js';
 
 interface Suite {
   name: string;
@@ -18,6 +19,7 @@ const suites: Suite[] = [
   { name: 'changes', run: runChangesBench },
   { name: 'render', run: runRenderBench },
   { name: 'sessions', run: runSessionsBench },
+  { name: 'triggers', run: runTriggersBench },
 ];
 
 const only = process.argv.slice(2);
