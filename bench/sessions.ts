@@ -3,9 +3,8 @@
  * ready (its root session reported), resume → running, and the daemon's memory. The floor is what two
  * Node processes cost to start on this machine (svc-entrypoint and svc-agent are two), measured here.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { benchApi, benchProject, median, round, startBenchServer, type BenchServer } from './support.js';
 

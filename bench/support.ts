@@ -50,6 +50,7 @@ export async function startBenchServer(env: Record<string, string> = {}, options
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
+      stopSandboxes(dataDir);
       if (!options.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -105,4 +106,24 @@ export async function benchProject(server: BenchServer, files: Record<string, st
   git(['push', '-q', url.toString(), 'HEAD:main']);
   fs.rmSync(work, { recursive: true, force: true });
   return project.id;
+}
+
+/** Sandboxes outlive their server (a restart adopts them); a bench's go with it: each sandbox's process group. */
+export function stopSandboxes(dataDir: string): void {
+  const root = path.join(dataDir, 'sandboxes');
+  if (!fs.existsSync(root)) return;
+  for (const id of fs.readdirSync(root)) {
+    try {
+      const { pid } = JSON.parse(fs.readFileSync(path.join(root, id, 'sandbox.json'), 'utf8')) as { pid: number };
+      // The runtime runs in a process group of its own: every descendant, read before anything exits.
+      const tree = [pid];
+      for (let index = 0; index < tree.length; index++) {
+        const children = fs.readFileSync(`/proc/${tree[index]}/task/${tree[index]}/children`, 'utf8').trim();
+        if (children) tree.push(...children.split(/\s+/).map(Number));
+      }
+      for (const member of tree) process.kill(member, 'SIGKILL');
+    } catch {
+      // Not started, or already gone.
+    }
+  }
 }

@@ -2,11 +2,9 @@ import { loadProjectFor } from '../accounts/access.js';
 import type { ActorContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { manifestErrorsOf, syncProjectTriggers } from './sync-triggers.js';
-import type { TriggerFireRow, TriggerRow } from './trigger-row.js';
+import { FIRES_KEPT_MS, type TriggerFireRow, type TriggerRow } from './trigger-row.js';
 import type { TriggerError } from '../manifest/index.js';
 
-/** Fires are listed for 30 days (contract §7). */
-export const FIRES_KEPT_MS = 30 * 86_400_000;
 
 export interface TriggerListing {
   triggers: TriggerRow[];

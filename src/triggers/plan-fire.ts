@@ -77,6 +77,8 @@ export async function planTarget(db: Kysely<Database>, projectId: string, trigge
   );
 }
 
+const WAITING_SHOWN = 100;
+
 /**
  * Why a fire that needs a slot waits, or null when it may start: the account's cap is full, or fires queued
  * before it go first (oldest first).
@@ -86,15 +88,19 @@ export async function waitReason(
   input: { accountId: string; maxSessions: number; target: FireTarget; before?: { firedAt: string; fireId: string } },
 ): Promise<string | null> {
   if (input.target.target === 'existing' && input.target.active) return null;
+  // How many wait, up to a bound: a long queue is not counted row by row on every fire.
   let earlier = db
     .selectFrom('trigger_fires')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .select('id')
     .where('account_id', '=', input.accountId)
     .where('status', '=', 'queued')
     .where('started_at', 'is', null);
   if (input.before) earlier = earlier.where('fired_at', '<', input.before.firedAt).where('id', '<>', input.before.fireId);
-  const waiting = Number((await earlier.executeTakeFirstOrThrow()).count);
-  if (waiting > 0) return `${waiting} earlier ${waiting === 1 ? 'fire waits' : 'fires wait'} for a session slot of this account; this one starts after them`;
+  const waiting = (await earlier.limit(WAITING_SHOWN + 1).execute()).length;
+  if (waiting > 0) {
+    const count = waiting > WAITING_SHOWN ? `More than ${WAITING_SHOWN} earlier fires wait` : `${waiting} earlier ${waiting === 1 ? 'fire waits' : 'fires wait'}`;
+    return `${count} for a session slot of this account; this one starts after them`;
+  }
   const active = await db
     .selectFrom('sessions')
     .select((eb) => eb.fn.countAll<number>().as('count'))

@@ -60,7 +60,8 @@ export async function recordFire(services: Services, input: FireInput): Promise<
     target: target.target,
     fallback: target.fallback,
   };
-  await services.db.transaction().execute(async (trx) => {
+  // Group commit on SQLite: a burst of deliveries shares one commit.
+  await services.transactions.run(async (trx) => {
     await trx.insertInto('trigger_fires').values(row).execute();
     await trx.updateTable('triggers').set({ last_fired_at: input.firedAt }).where('project_id', '=', input.project.id).where('slug', '=', input.trigger.slug).execute();
   });

@@ -7,7 +7,7 @@
  */
 import type { BackgroundTask } from '../background/task-runner.js';
 import type { Services } from '../context.js';
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { TriggerFiresTable } from '../db/schema.js';
 import { nextFireAt } from './next-fire.js';
 import { newFireRow } from './record-fire.js';
@@ -33,23 +33,35 @@ export async function fireDueTriggers(services: Services, now: Date): Promise<{ 
       (await trx.selectFrom('projects').select(['id', 'account_id', 'created_by']).where('id', 'in', projectIds).execute()).map((project) => [project.id, project]),
     );
     const fires: Array<Insertable<TriggerFiresTable>> = [];
+    const advances: Array<{ project_id: string; slug: string; next: string | null }> = [];
     for (const row of due) {
       const trigger = definitionOf(row);
       const project = projects.get(row.project_id);
       const next = nextFireAt(trigger, now, nowText);
-      const advanced = await trx
-        .updateTable('triggers')
-        .set({ last_fired_at: nowText, next_fire_at: next })
-        .where('project_id', '=', row.project_id)
-        .where('slug', '=', row.slug)
-        .where('next_fire_at', '=', row.next_fire_at)
-        .executeTakeFirst();
-      if (Number(advanced.numUpdatedRows) === 0 || !project || trigger.type !== 'cron') continue;
+      if (services.dialect === 'postgres') {
+        // The rows are locked by this transaction: they are advanced together below.
+        advances.push({ project_id: row.project_id, slug: row.slug, next });
+      } else {
+        // SQLite: conditional on the next fire read, so a second process writing the same file claims nothing twice.
+        const advanced = await trx
+          .updateTable('triggers')
+          .set({ last_fired_at: nowText, next_fire_at: next })
+          .where('project_id', '=', row.project_id)
+          .where('slug', '=', row.slug)
+          .where('next_fire_at', '=', row.next_fire_at)
+          .executeTakeFirst();
+        if (Number(advanced.numUpdatedRows) === 0) continue;
+      }
+      if (!project || trigger.type !== 'cron') continue;
       const prompt = renderPrompt(
         trigger.prompt,
         cronView(trigger, { schedule: trigger.cron ?? trigger.run_at ?? '', timezone: trigger.timezone, firedAt: nowText, lastFiredAt: row.last_fired_at }),
       );
       fires.push(newFireRow({ project: project as never, trigger, source: 'cron', prompt, actorUserId: project.created_by, firedAt: nowText, dueAt: row.next_fire_at }));
+    }
+    for (let start = 0; start < advances.length; start += INSERT_CHUNK) {
+      const values = sql.join(advances.slice(start, start + INSERT_CHUNK).map((advance) => sql`(${advance.project_id}, ${advance.slug}, ${advance.next}::timestamptz)`));
+      await sql`update triggers as t set last_fired_at = ${nowText}::timestamptz, next_fire_at = v.next from (values ${values}) as v(project_id, slug, next) where t.project_id = v.project_id and t.slug = v.slug`.execute(trx);
     }
     for (let start = 0; start < fires.length; start += INSERT_CHUNK) await trx.insertInto('trigger_fires').values(fires.slice(start, start + INSERT_CHUNK)).execute();
     return { claimed: due.length, fireIds: fires.map((fire) => fire.id) };
