@@ -8,6 +8,7 @@ import { runPublishBench } from './publish.js';
 import { runRenderBench } from './render.js';
 import { runSessionsBench } from './sessions.js';
 import { runWebBench } from './web.js';
+import { runTriggersBench } from './triggers.js';
 
 interface Suite {
   name: string;
@@ -20,6 +21,7 @@ const suites: Suite[] = [
   { name: 'render', run: runRenderBench },
   { name: 'sessions', run: runSessionsBench },
   { name: 'web', run: runWebBench },
+  { name: 'triggers', run: runTriggersBench },
 ];
 
 const only = process.argv.slice(2);

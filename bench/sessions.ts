@@ -6,45 +6,20 @@
  * API → daemon → runtime beside the same straight to the runtime's port, and 20 sessions each doing a
  * scripted turn at once.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { scriptedRuntimeConfig } from '../test/support/runtime-fixture.js';
 import { startScriptedModel, type ScriptedModel } from '../test/support/scripted-model.js';
-import { median, round, startBenchServer, type BenchServer } from './support.js';
+import { benchApi, benchProject, median, round, startBenchServer, type BenchServer } from './support.js';
 
 const RUNS = 5;
 
-async function api(server: BenchServer, method: string, route: string, body?: unknown): Promise<any> {
-  const response = await fetch(server.url + route, {
-    method,
-    headers: { authorization: `Bearer ${server.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
+const api = benchApi;
 
-async function projectWithCommit(server: BenchServer, model?: ScriptedModel): Promise<string> {
-  const { project } = await api(server, 'POST', '/v1/projects', { name: `Bench ${Date.now()}` });
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-work-'));
-  const git = (args: string[]) => execFileSync('git', args, { cwd: work, stdio: 'pipe' });
-  git(['init', '-q', '-b', 'main']);
-  fs.writeFileSync(path.join(work, 'README.md'), 'bench\n');
-  if (model) {
-    fs.mkdirSync(path.join(work, '.svc', 'runtime'), { recursive: true });
-    fs.writeFileSync(path.join(work, '.svc', 'runtime', 'opencode.json'), JSON.stringify(scriptedRuntimeConfig(model.baseUrl)));
-  }
-  git(['add', '-A']);
-  git(['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'Start']);
-  const url = new URL(project.clone_url);
-  url.username = 'x';
-  url.password = server.token;
-  git(['push', '-q', url.toString(), 'HEAD:main']);
-  fs.rmSync(work, { recursive: true, force: true });
-  return project.id;
+function projectWithCommit(server: BenchServer, model?: ScriptedModel): Promise<string> {
+  const runtimeConfig: Record<string, string> = model ? { '.svc/runtime/opencode.json': JSON.stringify(scriptedRuntimeConfig(model.baseUrl)) } : {};
+  return benchProject(server, { 'README.md': 'bench\n', ...runtimeConfig });
 }
 
 async function until(server: BenchServer, route: string, done: (session: any) => boolean, timeoutMs = 120_000): Promise<any> {

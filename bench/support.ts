@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,15 +12,21 @@ export interface BenchServer {
   url: string;
   token: string;
   dataDir: string;
+  pid: number;
   stop(): Promise<void>;
+}
+
+export interface BenchServerOptions {
+  /** Replicas share one data directory (the hosted repositories); the caller removes it. */
+  dataDir?: string;
 }
 
 /**
  * The server under test runs in its own process, as an operator runs it, so the load generator in this
  * process does not share its event loop.
  */
-export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
+export async function startBenchServer(env: Record<string, string> = {}, options: BenchServerOptions = {}): Promise<BenchServer> {
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
   const token = 'svc_u_bench_token';
   const child: ChildProcess = spawn(process.execPath, [cliEntry, 'serve', '--port', '0', '--data-dir', dataDir], {
     env: { ...process.env, SVC_ADMIN_TOKEN: token, SVC_LOG_LEVEL: 'warn', DATABASE_URL: '', ...env },
@@ -39,11 +45,13 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     url,
     token,
     dataDir,
+    pid: child.pid ?? 0,
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      stopSandboxes(dataDir);
+      if (!options.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -69,4 +77,56 @@ export async function timeMedian(runs: number, warmup: number, fn: () => Promise
     samples.push(performance.now() - start);
   }
   return median(samples);
+}
+
+/** One API call as the bench server's administrator; throws on anything but 2xx. */
+export async function benchApi(server: BenchServer, method: string, route: string, body?: unknown): Promise<any> {
+  const response = await fetch(server.url + route, {
+    method,
+    headers: { authorization: `Bearer ${server.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/** A hosted project whose first commit, pushed as main, holds `files`; returns its id. */
+export async function benchProject(server: BenchServer, files: Record<string, string>): Promise<string> {
+  const { project } = await benchApi(server, 'POST', '/v1/projects', { name: `Bench ${Date.now()}` });
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-work-'));
+  const git = (args: string[]) => execFileSync('git', args, { cwd: work, stdio: 'pipe' });
+  git(['init', '-q', '-b', 'main']);
+  for (const [file, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(work, file)), { recursive: true });
+    fs.writeFileSync(path.join(work, file), text);
+  }
+  git(['add', '-A']);
+  git(['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'Start']);
+  const url = new URL(project.clone_url);
+  url.username = 'x';
+  url.password = server.token;
+  git(['push', '-q', url.toString(), 'HEAD:main']);
+  fs.rmSync(work, { recursive: true, force: true });
+  return project.id;
+}
+
+/** Sandboxes outlive their server (a restart adopts them); a bench's go with it: each sandbox's process group. */
+export function stopSandboxes(dataDir: string): void {
+  const root = path.join(dataDir, 'sandboxes');
+  if (!fs.existsSync(root)) return;
+  for (const id of fs.readdirSync(root)) {
+    try {
+      const { pid } = JSON.parse(fs.readFileSync(path.join(root, id, 'sandbox.json'), 'utf8')) as { pid: number };
+      // The runtime runs in a process group of its own: every descendant, read before anything exits.
+      const tree = [pid];
+      for (let index = 0; index < tree.length; index++) {
+        const children = fs.readFileSync(`/proc/${tree[index]}/task/${tree[index]}/children`, 'utf8').trim();
+        if (children) tree.push(...children.split(/\s+/).map(Number));
+      }
+      for (const member of tree) process.kill(member, 'SIGKILL');
+    } catch {
+      // Not started, or already gone.
+    }
+  }
 }

@@ -48,6 +48,7 @@ export interface Config {
   /** Fastify's trustProxy (SVC_TRUST_PROXY): which proxies' X-Forwarded-For names the client. */
   trustProxy: TrustProxy;
   sessions: SessionsConfig;
+  triggers: TriggersConfig;
   /**
    * A merge renews its intent's heartbeat several times within this; an intent whose heartbeat is older
    * belongs to a process that died mid-merge, and any replica settles it (see merge-intent-lease.ts).
@@ -81,6 +82,14 @@ export interface SessionsConfig {
   secretKey: string | undefined;
   /** The agent runtime's command inside process sandboxes (default: the one svc ships). */
   runtimeCommand: string | undefined;
+}
+
+/** Triggers (contract §7). */
+export interface TriggersConfig {
+  /** The scheduler looks for due fires at least this often; it also wakes at the next due fire. */
+  schedulerIntervalMs: number;
+  /** Fires recorded but not started (a crash between the two) and queued fires are looked at this often. */
+  dispatchIntervalMs: number;
 }
 
 /** false (the default), true, a hop count, or addresses and CIDR ranges of the proxies to trust. */
@@ -133,6 +142,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
       bootTimeoutMs: parseCount('SVC_SANDBOX_BOOT_TIMEOUT_MS', env.SVC_SANDBOX_BOOT_TIMEOUT_MS, 100, 3_600_000) ?? 60_000,
       secretKey: env.SVC_SECRET_KEY || undefined,
       runtimeCommand: env.SVC_RUNTIME_COMMAND || undefined,
+    },
+    triggers: {
+      schedulerIntervalMs: parseCount('SVC_TRIGGER_SCHEDULER_INTERVAL_MS', env.SVC_TRIGGER_SCHEDULER_INTERVAL_MS, 50, 3_600_000) ?? 60_000,
+      dispatchIntervalMs: parseCount('SVC_TRIGGER_DISPATCH_INTERVAL_MS', env.SVC_TRIGGER_DISPATCH_INTERVAL_MS, 50, 3_600_000) ?? 5_000,
     },
     mergeHeartbeatTimeoutMs: parseCount('SVC_MERGE_HEARTBEAT_TIMEOUT_MS', env.SVC_MERGE_HEARTBEAT_TIMEOUT_MS, 500, 600_000) ?? 10_000,
     diffMaxFileBytes: parseCount('SVC_DIFF_MAX_FILE_BYTES', env.SVC_DIFF_MAX_FILE_BYTES, 1_024, 1_073_741_824) ?? 1_048_576,

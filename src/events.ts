@@ -18,6 +18,12 @@ export interface DomainEvents {
   'dashboard.prerendered': DashboardVersionRef;
   /** A session's status or sandbox state changed in this process (other replicas' changes are read from the database). */
   'session.status': SessionStatusEvent;
+  /** A project's default branch moved here (a merge, a push, a mirror's fetch): its triggers are read again. */
+  'project.branch-moved': { projectId: string };
+  /** A project's trigger set was stored anew: the scheduler looks at its next fires. */
+  'triggers.changed': { projectId: string };
+  /** Trigger fires were recorded here and wait for their sessions. */
+  'triggers.fired': { fireIds: string[] };
 }
 
 export interface SessionStatusEvent {

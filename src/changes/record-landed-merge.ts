@@ -1,7 +1,7 @@
 import type { Services } from '../context.js';
 import { nowIso } from '../db/values.js';
 import type { ChangeRequestRow } from './change-request-row.js';
-import { inTransaction } from '../db/in-transaction.js';
+import { afterCommit, inTransaction } from '../db/in-transaction.js';
 
 /** A merge whose commit is on base: what spec 2 rule 4 records on the CR. */
 export interface LandedMerge {
@@ -23,7 +23,8 @@ export interface LandedMerge {
  * (by a concurrent request or by a repair) keeps its record.
  */
 export async function recordLandedMerge(ctx: Services, merge: LandedMerge): Promise<ChangeRequestRow> {
-  return inTransaction(ctx, async ({ db: trx }) => {
+  return inTransaction(ctx, async (tx) => {
+    const trx = tx.db;
     await trx
       .updateTable('change_requests')
       .set({
@@ -41,6 +42,9 @@ export async function recordLandedMerge(ctx: Services, merge: LandedMerge): Prom
       .where('status', '<>', 'merged')
       .execute();
     await trx.deleteFrom('merge_intents').where('cr_id', '=', merge.crId).execute();
-    return trx.selectFrom('change_requests').selectAll().where('id', '=', merge.crId).executeTakeFirstOrThrow();
+    const recorded = await trx.selectFrom('change_requests').selectAll().where('id', '=', merge.crId).executeTakeFirstOrThrow();
+    // Base moved: the manifest there (its triggers) is read again, once the record is committed.
+    afterCommit(tx, () => ctx.events.emit('project.branch-moved', { projectId: recorded.project_id }));
+    return recorded;
   });
 }

@@ -12,6 +12,7 @@ import { registerSecret } from './secret.js';
 import { registerServe } from './serve.js';
 import { registerSession } from './session/index.js';
 import { registerToken } from './token.js';
+import { registerTrigger } from './trigger/index.js';
 import { registerUser } from './user.js';
 
 export function buildProgram(): Command {
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerDashboard(program, deps);
   registerCr(program, deps);
   registerSession(program, deps);
+  registerTrigger(program, deps);
   registerLink(program, deps);
   for (const command of program.commands) {
     command.exitOverride();

@@ -223,6 +223,69 @@ export interface TaskLeasesTable {
   expires_at: Timestamp;
 }
 
+export interface TriggerManifestsTable {
+  project_id: string;
+  /** The default-branch commit the triggers were read from; null when the branch has no commit yet. */
+  commit_sha: string | null;
+  /** `svc.yaml`, `svc.yml` or `svc.toml`; null when the branch has no manifest. */
+  path: string | null;
+  /** The listing's `errors`: `[{index, slug, message}]`. */
+  errors: Json;
+  synced_at: Timestamp;
+}
+
+export type TriggerFireSource = 'cron' | 'webhook' | 'manual';
+/** `fired`: its session is (being) started; `queued`: waiting for a free slot; `duplicate`: a repeated delivery. */
+export type TriggerFireStatus = 'fired' | 'queued' | 'duplicate' | 'failed';
+
+export interface TriggersTable {
+  project_id: string;
+  slug: string;
+  /** Order in the manifest, so the listing follows it. */
+  position: number;
+  type: 'cron' | 'webhook';
+  enabled: Bool;
+  /** The normalized manifest entry (manifest-schema.ts NormalizedTrigger). */
+  definition: Json;
+  next_fire_at: Nullable<string>;
+  last_fired_at: Nullable<string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TriggerFiresTable {
+  id: string;
+  project_id: string;
+  account_id: string;
+  trigger_slug: string;
+  source: TriggerFireSource;
+  status: TriggerFireStatus;
+  /** The session the fire started or re-prompted (decided when it was recorded; a fresh session's id too). */
+  session_id: Nullable<string>;
+  session_mode: string;
+  /** `new` (a fresh session under session_id), `existing` (a message to session_id), `undecided` (a cron fire, decided when it starts). */
+  target: 'new' | 'existing' | 'undecided';
+  /** The session-mode fallback taken, as a sentence (pinned session gone → reused or fresh). */
+  fallback: Nullable<string>;
+  reason: Nullable<string>;
+  /** The rendered prompt: the session's initial prompt, or the message to the reused one. */
+  prompt: string;
+  agent: Nullable<string>;
+  model: Nullable<string>;
+  /** Whose authority the session runs under: the manual actor, else the project's creator. */
+  actor_user_id: string;
+  /** X-GitHub-Delivery or webhook-id: a repeat within 24 h is a duplicate. */
+  delivery_id: Nullable<string>;
+  fired_at: Timestamp;
+  /** Cron fires: the scheduled instant (fired_at minus due_at is how late it fired). */
+  due_at: Nullable<string>;
+  /** When its session was created or re-prompted; null while it waits (recorded, queued). */
+  started_at: Nullable<string>;
+  claimed_by: Nullable<string>;
+  claimed_until: Nullable<string>;
+  attempts: ColumnType<number, number | undefined, number>;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -240,6 +303,9 @@ export interface Database {
   merge_intents: MergeIntentsTable;
   task_leases: TaskLeasesTable;
   session_messages: SessionMessagesTable;
+  trigger_manifests: TriggerManifestsTable;
+  triggers: TriggersTable;
+  trigger_fires: TriggerFiresTable;
 }
 
 export type { Generated };

@@ -112,6 +112,8 @@ export function gitHttpRoutes(app: FastifyInstance, services: Services): void {
         serviceParameter: request.query.service ?? null,
         receive: { rules: { defaultBranch: project.default_branch, onlyRef: ctx.actor.pushRef }, maxPushBytes: services.config.maxPushBytes },
       });
+      // A push may create the default branch of an empty repository: its manifest is read again.
+      if (pushing) services.events.emit('project.branch-moved', { projectId: project.id });
     } catch (error) {
       if (!reply.raw.headersSent) {
         request.log.error({ err: error }, 'git smart-HTTP request failed');

@@ -122,6 +122,7 @@ export async function openProjectRepository(
     upstreamUrl: project.repo_url,
     transport,
     maxAgeMs: options.mirrorMaxAgeMs ?? services.config.mirrorMaxAgeMs,
+    onFetched: () => services.events.emit('project.branch-moved', { projectId: project.id }),
   });
 }
 
@@ -307,6 +308,8 @@ interface MirrorRepositoryOptions {
   upstreamUrl: string;
   transport: UpstreamTransport;
   maxAgeMs: number;
+  /** A fetch ran (branches, the default one included, may have moved). */
+  onFetched: () => void;
 }
 
 class MirrorRepository implements ProjectRepository {
@@ -315,8 +318,10 @@ class MirrorRepository implements ProjectRepository {
   private readonly upstreamUrl: string;
   private readonly transport: UpstreamTransport;
   private readonly maxAgeMs: number;
+  private readonly onFetched: () => void;
 
   constructor(options: MirrorRepositoryOptions) {
+    this.onFetched = options.onFetched;
     this.path = options.path;
     this.upstreamUrl = options.upstreamUrl;
     this.transport = options.transport;
@@ -325,7 +330,8 @@ class MirrorRepository implements ProjectRepository {
 
   async refresh(options: { force?: boolean } = {}): Promise<void> {
     try {
-      await fetchMirror(this.path, { ...(await this.transport()), force: options.force ?? false, maxAgeMs: this.maxAgeMs });
+      const { fetched } = await fetchMirror(this.path, { ...(await this.transport()), force: options.force ?? false, maxAgeMs: this.maxAgeMs });
+      if (fetched) this.onFetched();
     } catch (error) {
       throw upstreamFailure(this.upstreamUrl, error);
     }

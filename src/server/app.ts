@@ -9,6 +9,8 @@ import type { Services } from '../context.js';
 import { changeRequestRoutes } from '../changes/routes.js';
 import { sessionProxyRoutes } from '../sessions/proxy-routes.js';
 import { sessionRoutes } from '../sessions/routes.js';
+import { triggerRoutes } from '../triggers/routes.js';
+import { webhookRoutes } from '../triggers/webhook-routes.js';
 import { dashboardRoutes } from '../dashboards/routes.js';
 import { PageRenderer } from '../web/page-renderer.js';
 import type { LoginThrottle } from '../web/login-throttle.js';
@@ -112,7 +114,10 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     dashboardRoutes(scope, services, renderer);
     changeRequestRoutes(scope, services);
     sessionRoutes(scope, services);
+    triggerRoutes(scope, services);
   });
+  // Its own scope: the webhook receiver authenticates with the trigger's secret and reads any body as bytes.
+  app.register(async (scope) => webhookRoutes(scope, services));
   // Its own scope: a session's sandbox is reached with the caller's token, bodies streamed through unread.
   app.register(async (scope) => {
     authenticateRequests(scope, services);

@@ -9,8 +9,19 @@ import { feedbackDeliveryTask } from '../sessions/feedback-delivery.js';
 import { idleSweepTask } from '../sessions/idle-sweep.js';
 import { messageDeliveryTask } from '../sessions/message-delivery.js';
 import { recoverSandboxesTask } from '../sessions/recover-sandboxes.js';
+import { triggerDispatchTask } from '../triggers/dispatch-fires.js';
+import { triggerSchedulerTask } from '../triggers/scheduler.js';
 import { expiredSignInsSweep } from '../accounts/sign-ins.js';
 
-export function backgroundTasks(config: Config): BackgroundTask[] {
-  return [expiredSignInsSweep, mergeIntentSweep(config.mergeHeartbeatTimeoutMs), idleSweepTask(config.sessions.sweepIntervalMs), messageDeliveryTask, feedbackDeliveryTask, recoverSandboxesTask];
+export function backgroundTasks(config: Config, onError: (error: unknown, what: string) => void = () => undefined): BackgroundTask[] {
+  return [
+    expiredSignInsSweep,
+    mergeIntentSweep(config.mergeHeartbeatTimeoutMs),
+    idleSweepTask(config.sessions.sweepIntervalMs),
+    messageDeliveryTask,
+    feedbackDeliveryTask,
+    recoverSandboxesTask,
+    triggerSchedulerTask(config.triggers.schedulerIntervalMs),
+    triggerDispatchTask(config.triggers.dispatchIntervalMs, (error, fireId) => onError(error, `starting trigger fire ${fireId}`)),
+  ];
 }

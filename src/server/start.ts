@@ -9,6 +9,7 @@ import { TaskRunner, type BackgroundTask } from '../background/task-runner.js';
 import { buildApp } from './app.js';
 import { createServices } from './services.js';
 import { backgroundTasks } from './background-tasks.js';
+import { wireTriggers } from './trigger-wiring.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -72,9 +73,11 @@ export async function startServer(config: Config, options: StartOptions): Promis
       await app.close();
       throw error;
     }
-    const tasks = new TaskRunner(services, [...backgroundTasks(config), ...(options.extraTasks ?? [])], {
+    const logFailure = (error: unknown, what: string) => app.log.error({ err: error }, `failed ${what}`);
+    const tasks = new TaskRunner(services, [...backgroundTasks(config, logFailure), ...(options.extraTasks ?? [])], {
       onError: (error, task) => app.log.error({ err: error, task: task.name }, 'a background task failed'),
     });
+    const unwireTriggers = wireTriggers(services, tasks, logFailure);
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -89,6 +92,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
       tasks,
       async close() {
         await tasks.stop();
+        await unwireTriggers();
         await app.close();
         await services.close();
         await database.close();

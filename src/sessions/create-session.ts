@@ -21,6 +21,8 @@ export interface CreateSessionInput {
   prompt?: string | undefined;
   base_ref?: string | undefined;
   triggerSlug?: string | undefined;
+  /** A trigger fire decides its session's id when it is recorded, so a retry after a crash starts that one session. */
+  id?: string | undefined;
 }
 
 const ZERO_SHA = '0'.repeat(40);
@@ -53,7 +55,7 @@ export async function createSession(ctx: ActorContext, input: CreateSessionInput
 
   const { secretKey, supervisor } = sessionsOf(ctx);
   const now = nowIso();
-  const id = newId();
+  const id = input.id ?? newId();
   const session: SessionRow = {
     id,
     project_id: project.id,

@@ -26,7 +26,14 @@ export async function sendMessage(ctx: ActorContext, projectId: string, sessionI
 }
 
 /** Queues a message and makes sure it gets there: shared by people's messages, CR feedback and trigger re-prompts. */
-export async function queueMessage(services: Services, project: ProjectRow, session: SessionRow, text: string, source: 'api' | 'feedback' | 'trigger'): Promise<void> {
+export async function queueMessage(
+  services: Services,
+  project: ProjectRow,
+  session: SessionRow,
+  text: string,
+  source: 'api' | 'feedback' | 'trigger',
+  options: { messageId?: string } = {},
+): Promise<void> {
   if (session.sandbox_state === 'archived') {
     throw sessionDeleted(`Session ${session.id} was deleted, so it takes no more messages; start a new session.`);
   }
@@ -35,7 +42,9 @@ export async function queueMessage(services: Services, project: ProjectRow, sess
     const last = await trx.selectFrom('session_messages').select((eb) => eb.fn.max<number>('seq').as('seq')).where('session_id', '=', session.id).executeTakeFirst();
     await trx
       .insertInto('session_messages')
-      .values({ id: newId(), session_id: session.id, seq: Number(last?.seq ?? 0) + 1, text, source, status: 'pending', last_error: null, created_at: now, delivered_at: null })
+      .values({ id: options.messageId ?? newId(), session_id: session.id, seq: Number(last?.seq ?? 0) + 1, text, source, status: 'pending', last_error: null, created_at: now, delivered_at: null })
+      // A message id given by the caller (a trigger fire retried after a crash) is queued once.
+      .onConflict((oc) => oc.column('id').doNothing())
       .execute();
     await trx.updateTable('sessions').set({ last_activity_at: now }).where('id', '=', session.id).execute();
   });

@@ -109,11 +109,16 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     request,
     async close() {
       // Sandboxes run detached from the server (so a restart finds them); a test server's go with it.
+      // Removed after the server closed, so a session that background work (a trigger fire) started while it
+      // closed goes too; the provider keeps a directory per sandbox.
       const { db, sessions } = server.services;
-      for (const session of await db.selectFrom('sessions').select(['id', 'sandbox_ref']).execute().catch(() => [])) {
+      const known = await db.selectFrom('sessions').select(['id', 'sandbox_ref']).execute().catch(() => []);
+      await server.close();
+      const sandboxDir = path.join(dataDir, 'sandboxes');
+      const late = fs.existsSync(sandboxDir) ? fs.readdirSync(sandboxDir).filter((id) => !known.some((session) => session.id === id)) : [];
+      for (const session of [...known, ...late.map((id) => ({ id, sandbox_ref: null }))]) {
         await sessions.supervisor.provider.remove(session.id, session.sandbox_ref).catch(() => undefined);
       }
-      await server.close();
       await database.drop();
       if (!options.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },

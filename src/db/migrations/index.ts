@@ -8,6 +8,7 @@ import { accessThatEnds } from './0004-access-that-ends.js';
 import { dashboardOwners } from './0006-dashboard-owners.js';
 import { taskLeases } from './0007-task-leases.js';
 import { sessions } from './0008-sessions.js';
+import { triggers } from './0009-triggers.js';
 import { mergeIntentHeartbeat } from './0005-merge-intent-heartbeat.js';
 import { signIns } from './0013-sign-ins.js';
 
@@ -23,6 +24,7 @@ const migrations: Record<string, MigrationFactory> = {
   '0006_dashboard_owners': dashboardOwners,
   '0007_task_leases': taskLeases,
   '0008_sessions': sessions,
+  '0009_triggers': triggers,
   '0005_merge_intent_heartbeat': mergeIntentHeartbeat,
   '0013_sign_ins': signIns,
 };

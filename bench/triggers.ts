@@ -1,0 +1,180 @@
+/**
+ * Triggers. The webhook receiver's 202 path (signature checked, fire recorded, answered) beside a floor
+ * measured in the same run: a bare node:http server doing only the HMAC, in its own process as svc is; then
+ * the receiver's p99 at a fixed 1,000 requests/s. The scheduler: many cron triggers due every few seconds on
+ * three replicas sharing one PostgreSQL database, how late each fire was (fired_at − due_at), fires twice
+ * for one slot (duplicates) and slots skipped (missed); and the CPU an idle scheduler costs.
+ */
+import { spawn } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { loadServer } from './http-load.js';
+import { benchApi, benchProject, round, startBenchServer, type BenchServer } from './support.js';
+
+const SECRET = 'bench-webhook-secret';
+const BODY = JSON.stringify({ action: 'opened', pull_request: { number: 1, title: 'Bench', body: 'x'.repeat(1500) } });
+const SIGNATURE = `sha256=${createHmac('sha256', SECRET).update(BODY).digest('hex')}`;
+const LOAD_SECONDS = 8;
+const CRON_TRIGGERS = Number(process.env.BENCH_CRON_TRIGGERS ?? 1500);
+const CRON_EVERY_S = 5;
+const CRON_SECONDS = Number(process.env.BENCH_CRON_SECONDS ?? 45);
+const REPLICAS = 3;
+
+const api = benchApi;
+
+/** A project whose first commit holds the manifest, its triggers read before it returns. */
+async function projectWithManifest(server: BenchServer, manifest: string): Promise<string> {
+  const projectId = await benchProject(server, { 'svc.yaml': manifest });
+  await api(server, 'GET', `/v1/projects/${projectId}/triggers`);
+  return projectId;
+}
+
+function idleRuntime(): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-runtime-')), 'idle-runtime');
+  fs.writeFileSync(file, '#!/bin/sh\nexec sleep 600\n', { mode: 0o755 });
+  return file;
+}
+
+/** The floor: node:http, the raw body, the HMAC and a constant-time compare, a 202. Its own process. */
+async function startFloorServer(): Promise<{ url: string; stop(): void }> {
+  const source = `
+const http = require('node:http');
+const { createHmac, timingSafeEqual } = require('node:crypto');
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks);
+    const given = Buffer.from(String(req.headers['x-hub-signature-256'] || '').replace(/^sha256=/, ''), 'hex');
+    const expected = createHmac('sha256', ${JSON.stringify(SECRET)}).update(body).digest();
+    const ok = given.length === expected.length && timingSafeEqual(given, expected);
+    res.writeHead(ok ? 202 : 401, { 'content-type': 'application/json' });
+    res.end(ok ? '{"status":"fired"}' : '{}');
+  });
+});
+server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port));`;
+  const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve) => child.stdout?.on('data', (chunk: Buffer) => resolve(Number(/port (\d+)/.exec(chunk.toString())?.[1]))));
+  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
+}
+
+async function webhookFigures(): Promise<Record<string, unknown>> {
+  // One slot, held by one session: every fire is recorded and answered `queued`, so no sandbox boots per request.
+  const server = await startBenchServer({ SVC_MAX_SESSIONS: '1', SVC_RUNTIME_COMMAND: idleRuntime() });
+  const floor = await startFloorServer();
+  try {
+    const projectId = await projectWithManifest(server, 'triggers:\n  - slug: hook\n    type: webhook\n    secret_env: HOOK_SECRET\n    prompt: "{{ body.action }} #{{ body.pull_request.number }}"\n');
+    await api(server, 'PUT', `/v1/projects/${projectId}/secrets/HOOK_SECRET`, { value: SECRET });
+    await api(server, 'POST', `/v1/projects/${projectId}/sessions`, {});
+    const headers = { 'content-type': 'application/json', 'x-hub-signature-256': SIGNATURE };
+    const target = `${server.url}/v1/webhooks/projects/${projectId}/hook`;
+    const probe = await fetch(target, { method: 'POST', headers, body: BODY });
+    if (probe.status !== 202) throw new Error(`the receiver answered ${probe.status}: ${await probe.text()}`);
+
+    const floorLoad = await loadServer({ url: floor.url, method: 'POST', headers, body: BODY, connections: 32, seconds: LOAD_SECONDS });
+    const svcLoad = await loadServer({ url: target, method: 'POST', headers, body: BODY, connections: 32, seconds: LOAD_SECONDS });
+    const paced = await autocannon({ url: target, method: 'POST', headers, body: BODY, connections: 20, overallRate: 1000, duration: LOAD_SECONDS });
+    return {
+      client: svcLoad.client,
+      bodyBytes: BODY.length,
+      svcPerSecond: svcLoad.perSecond,
+      svcLatencyMs: svcLoad.latencyMs,
+      svcFailed: svcLoad.failed,
+      floorPerSecond: floorLoad.perSecond,
+      floorLatencyMs: floorLoad.latencyMs,
+      ratioToFloor: round(svcLoad.perSecond / Math.max(1, floorLoad.perSecond)),
+      at1000PerSecond: { achieved: Math.round(paced.requests.average), p50Ms: paced.latency.p50, p99Ms: paced.latency.p99, failed: paced.non2xx + paced.errors + paced.timeouts },
+      targets: { ratioToFloor: 0.5, p99MsAt1000PerSecond: 10 },
+    };
+  } finally {
+    floor.stop();
+    await server.stop();
+  }
+}
+
+function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  // utime and stime, fields 14 and 15 of stat (11 and 12 after the command name).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+async function cronFigures(): Promise<Record<string, unknown>> {
+  const baseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const schema = `svc_bench_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  try {
+    await admin.connect();
+  } catch (error) {
+    return { skipped: `no PostgreSQL at ${baseUrl} (${error instanceof Error ? error.message : String(error)}); set BENCH_DATABASE_URL` };
+  }
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const url = new URL(baseUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-cron-'));
+  const env = { DATABASE_URL: url.toString(), SVC_MAX_SESSIONS: '1', SVC_RUNTIME_COMMAND: idleRuntime(), SVC_TRIGGER_SCHEDULER_INTERVAL_MS: '60000' };
+  const replicas: BenchServer[] = [];
+  try {
+    for (let i = 0; i < REPLICAS; i++) replicas.push(await startBenchServer(env, { dataDir }));
+    const first = replicas[0]!;
+    // Idle first: the same number of triggers, none due for a year; what does the scheduler cost a replica?
+    const yearly = Array.from({ length: CRON_TRIGGERS }, (_, i) => `  - slug: idle-${i}\n    type: cron\n    cron: "0 0 0 1 1 *"\n    prompt: x\n`).join('');
+    await projectWithManifest(first, `triggers:\n${yearly}`);
+    const idleBefore = cpuSeconds(first.pid);
+    const idleWindowS = 10;
+    await new Promise((resolve) => setTimeout(resolve, idleWindowS * 1000));
+    const idleCpuPercent = round(((cpuSeconds(first.pid) - idleBefore) / idleWindowS) * 100, 2);
+
+    const entries = Array.from({ length: CRON_TRIGGERS }, (_, i) => `  - slug: t-${i}\n    type: cron\n    cron: "*/${CRON_EVERY_S} * * * * *"\n    prompt: "t {{ cron.fired_at }}"\n`).join('');
+    const projectId = await projectWithManifest(first, `triggers:\n${entries}`);
+    const started = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, CRON_SECONDS * 1000));
+    const ended = Date.now();
+    const rows = (
+      await admin.query<{ trigger_slug: string; due_at: Date; fired_at: Date }>(
+        `SELECT trigger_slug, due_at, fired_at FROM ${schema}.trigger_fires WHERE project_id = $1 AND source = 'cron' AND due_at IS NOT NULL`,
+        [projectId],
+      )
+    ).rows;
+    const lateness = rows.map((row) => row.fired_at.getTime() - row.due_at.getTime()).sort((a, b) => a - b);
+    const slots = new Map<string, number>();
+    for (const row of rows) slots.set(`${row.trigger_slug} ${row.due_at.getTime()}`, (slots.get(`${row.trigger_slug} ${row.due_at.getTime()}`) ?? 0) + 1);
+    const duplicates = [...slots.values()].filter((count) => count > 1).length;
+    // Slots due from the first fire to the end of the window (less the last period, which may be in flight).
+    const firstDue = Math.min(...rows.map((row) => row.due_at.getTime()));
+    const lastSlot = Math.floor((ended - CRON_EVERY_S * 1000) / (CRON_EVERY_S * 1000)) * CRON_EVERY_S * 1000;
+    const expectedPerTrigger = Math.floor((lastSlot - firstDue) / (CRON_EVERY_S * 1000)) + 1;
+    const firedInWindow = [...slots.keys()].filter((key) => Number(key.split(' ')[1]) <= lastSlot).length;
+    const missed = Math.max(0, expectedPerTrigger * CRON_TRIGGERS - firedInWindow);
+    return {
+      database: 'postgresql',
+      replicas: REPLICAS,
+      triggers: CRON_TRIGGERS,
+      everySeconds: CRON_EVERY_S,
+      seconds: round((ended - started) / 1000, 1),
+      fires: rows.length,
+      latenessMs: { p50: percentile(lateness, 50), p99: percentile(lateness, 99), max: lateness.at(-1) ?? 0 },
+      duplicates,
+      missed,
+      idleSchedulerCpuPercent: idleCpuPercent,
+      targets: { latenessP99Ms: 1000, duplicates: 0, missed: 0 },
+    };
+  } finally {
+    for (const replica of replicas) await replica.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.end();
+  }
+}
+
+export async function runTriggersBench(): Promise<Record<string, unknown>> {
+  return { webhook: await webhookFigures(), cron: await cronFigures() };
+}

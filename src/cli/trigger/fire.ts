@@ -1,0 +1,20 @@
+import type { CliDeps } from '../deps.js';
+import { printJson } from '../output.js';
+import { triggerClient, triggerPath, type FireAnswer } from './trigger-api.js';
+
+export interface TriggerFireOptions {
+  message?: string;
+  project?: string;
+  json?: boolean;
+}
+
+/** `svc trigger fire <slug> [--message …]`: prints the session it started (stdout), or why it waits (stderr). */
+export async function runTriggerFire(slug: string, options: TriggerFireOptions, deps: CliDeps): Promise<void> {
+  const { client, base } = await triggerClient(options, deps);
+  const body = options.message !== undefined ? { message: options.message } : {};
+  const { body: answer } = await client.request<FireAnswer>('POST', triggerPath(base, slug, 'fire'), { body });
+  if (options.json) return printJson(deps, answer);
+  if (answer.session_id) deps.stdout.write(`${answer.session_id}\n`);
+  if (answer.status === 'queued') deps.stderr.write(`Queued: ${answer.reason ?? ''}\n`);
+  else deps.stderr.write(`Fired ${slug}; follow the session with: svc session logs ${answer.session_id ?? ''} --follow\n`);
+}

@@ -1,0 +1,133 @@
+/**
+ * Fires that wait for their session: just recorded (started here at once, after the answer), recorded by a
+ * replica that died before starting them, or queued at the concurrency cap (started oldest first, per account,
+ * when a slot frees). The task runs on every replica; each fire is claimed before it starts (start-fire.ts).
+ */
+import type { BackgroundTask } from '../background/task-runner.js';
+import type { Services } from '../context.js';
+import { waitReason } from './plan-fire.js';
+import { startFire } from './start-fire.js';
+import { FIRES_KEPT_MS } from './trigger-row.js';
+
+export const TRIGGER_DISPATCH_TASK = 'trigger-dispatch';
+const BATCH = 100;
+
+export type DispatchErrorHandler = (error: unknown, fireId: string) => void;
+
+/**
+ * Starts the given fires one after another (a burst of cron fires must not boot every sandbox at once). A
+ * burst that finds its account's slots full is queued with one statement, not fire by fire.
+ */
+export async function startFires(services: Services, fireIds: readonly string[], holder: string, onError: DispatchErrorHandler, stopped: () => boolean = () => false): Promise<void> {
+  const queued = await queueFreshFiresOfFullAccounts(services, fireIds).catch((error: unknown) => {
+    onError(error, fireIds[0] ?? '');
+    return new Set<string>();
+  });
+  for (const fireId of fireIds) {
+    if (queued.has(fireId)) continue;
+    // The rest stay recorded; the dispatch task of whichever replica runs next starts them.
+    if (stopped()) return;
+    try {
+      await startFire(services, fireId, holder);
+    } catch (error) {
+      onError(error, fireId);
+    }
+  }
+}
+
+/**
+ * Fires that will need a new session (fresh mode, not started, not claimed) of accounts whose slots are full or
+ * whose queue is not empty: queued together with the reason. Returns the fires queued.
+ */
+async function queueFreshFiresOfFullAccounts(services: Services, fireIds: readonly string[]): Promise<Set<string>> {
+  if (fireIds.length < 2) return new Set();
+  const fires = await services.db
+    .selectFrom('trigger_fires')
+    .select(['id', 'account_id', 'fired_at'])
+    .where('id', 'in', [...fireIds])
+    .where('session_mode', '=', 'fresh')
+    .where('status', '=', 'fired')
+    .where('started_at', 'is', null)
+    .where('claimed_by', 'is', null)
+    .orderBy('fired_at')
+    .execute();
+  const byAccount = new Map<string, typeof fires>();
+  for (const fire of fires) byAccount.set(fire.account_id, [...(byAccount.get(fire.account_id) ?? []), fire]);
+  const queued = new Set<string>();
+  for (const [accountId, list] of byAccount) {
+    const oldest = list[0];
+    if (!oldest) continue;
+    const reason = await waitReason(services.db, {
+      accountId,
+      maxSessions: services.config.sessions.maxSessions,
+      target: { target: 'new', sessionId: '', fallback: null, active: false },
+      before: { firedAt: oldest.fired_at, fireId: oldest.id },
+    });
+    if (!reason) continue;
+    const ids = list.map((fire) => fire.id);
+    for (let start = 0; start < ids.length; start += 500) {
+      await services.db
+        .updateTable('trigger_fires')
+        .set({ status: 'queued', reason })
+        .where('id', 'in', ids.slice(start, start + 500))
+        .where('status', '=', 'fired')
+        .where('started_at', 'is', null)
+        .where('claimed_by', 'is', null)
+        .execute();
+    }
+    for (const id of ids) queued.add(id);
+  }
+  return queued;
+}
+
+/** One pass: fires recorded but not started, then each account's queue from its oldest fire until one waits. */
+export async function dispatchWaitingFires(services: Services, holder: string, onError: DispatchErrorHandler, stopped: () => boolean = () => false): Promise<void> {
+  const now = new Date().toISOString();
+  const unclaimed = (query: ReturnType<typeof waitingFires>) => query.where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]));
+  const recorded = await unclaimed(waitingFires(services).where('status', '=', 'fired')).select('id').orderBy('fired_at').limit(BATCH).execute();
+  await startFires(services, recorded.map((fire) => fire.id), holder, onError, stopped);
+
+  const accounts = await waitingFires(services).where('status', '=', 'queued').select('account_id').distinct().execute();
+  for (const { account_id: accountId } of accounts) {
+    for (let started = 0; started < BATCH && !stopped(); started++) {
+      const oldest = await waitingFires(services).where('status', '=', 'queued').where('account_id', '=', accountId).select(['id', 'claimed_until']).orderBy('fired_at').orderBy('id').limit(1).executeTakeFirst();
+      if (!oldest || (oldest.claimed_until !== null && oldest.claimed_until >= now)) break;
+      try {
+        const outcome = await startFire(services, oldest.id, holder);
+        if (outcome !== 'started' && outcome !== 'failed') break;
+      } catch (error) {
+        onError(error, oldest.id);
+        break;
+      }
+    }
+  }
+}
+
+function waitingFires(services: Services) {
+  return services.db.selectFrom('trigger_fires').where('started_at', 'is', null);
+}
+
+/** Each replica deletes fires older than the listing keeps about once an hour. */
+const PRUNE_EVERY_MS = 3_600_000;
+
+async function pruneOldFires(services: Services, now: Date): Promise<void> {
+  const cutoff = new Date(now.getTime() - FIRES_KEPT_MS).toISOString();
+  // Only fires that are done: a fire still waiting for its session is never lost to age.
+  await services.db.deleteFrom('trigger_fires').where('fired_at', '<', cutoff).where('started_at', 'is not', null).execute();
+}
+
+export function triggerDispatchTask(intervalMs: number, onError: DispatchErrorHandler): BackgroundTask {
+  let prunedAt = 0;
+  return {
+    name: TRIGGER_DISPATCH_TASK,
+    runsOn: 'every-replica',
+    intervalMs,
+    async run({ services, holder, signal, now }) {
+      await dispatchWaitingFires(services, holder, onError, () => signal.aborted);
+      if (now.getTime() - prunedAt >= PRUNE_EVERY_MS) {
+        prunedAt = now.getTime();
+        await pruneOldFires(services, now);
+      }
+    },
+  };
+}

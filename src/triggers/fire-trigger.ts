@@ -1,0 +1,22 @@
+/**
+ * POST /v1/projects/:id/triggers/:slug/fire (contract §7): fire now, by hand, with an optional message. Needs
+ * triggers.fire; the session acts as the person who fired it. Answered like the webhook receiver.
+ */
+import type { ActorContext } from '../context.js';
+import { AppError } from '../errors.js';
+import { readBool } from '../db/values.js';
+import { loadTrigger } from './list-triggers.js';
+import { recordFire } from './record-fire.js';
+import { manualView, renderPrompt } from './render-prompt.js';
+import { definitionOf, type TriggerFireRow } from './trigger-row.js';
+
+export async function fireTrigger(ctx: ActorContext, input: { projectId: string; slug: string; message?: string | undefined; messageSource?: string }): Promise<TriggerFireRow> {
+  const { project, trigger: row } = await loadTrigger(ctx, input.projectId, input.slug, 'triggers.fire');
+  const trigger = definitionOf(row);
+  if (!readBool(row.enabled)) {
+    throw new AppError('CONFLICT', `Trigger ${trigger.slug} is disabled (enabled: false in the manifest); enable it on ${project.default_branch} before firing it.`);
+  }
+  const firedAt = new Date().toISOString();
+  const prompt = renderPrompt(trigger.prompt, manualView(trigger, { firedAt, actor: ctx.actor.userId, message: input.message ?? null, messageSource: input.messageSource ?? 'api' }));
+  return recordFire(ctx, { project, trigger, source: 'manual', prompt, actorUserId: ctx.actor.userId, firedAt });
+}

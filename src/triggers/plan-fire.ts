@@ -1,0 +1,114 @@
+/**
+ * Which session a fire goes to (spec 3 session modes) and whether it waits for a slot (contract §7):
+ * `fresh` starts a new session; `reuse` re-prompts the trigger's most recent session (waking it), else starts
+ * fresh; `pinned` re-prompts its session_id, else the reusable one, else fresh. The fallback taken is a
+ * sentence on the fire.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { newId } from '../ids.js';
+import type { NormalizedTrigger } from '../manifest/index.js';
+import { ACTIVE_STATUSES } from '../sessions/session-row.js';
+
+export interface FireTarget {
+  target: 'new' | 'existing';
+  sessionId: string;
+  /** Set when the pinned or reusable session was not there. */
+  fallback: string | null;
+  /** The existing session already holds a slot (provisioning or running). */
+  active: boolean;
+}
+
+type SessionPick = { id: string; status: string } | undefined;
+
+export async function planTarget(db: Kysely<Database>, projectId: string, trigger: NormalizedTrigger): Promise<FireTarget> {
+  const existing = (session: { id: string; status: string }, fallback: string | null): FireTarget => ({
+    target: 'existing',
+    sessionId: session.id,
+    fallback,
+    active: (ACTIVE_STATUSES as readonly string[]).includes(session.status),
+  });
+  const fresh = (fallback: string | null): FireTarget => ({ target: 'new', sessionId: newId(), fallback, active: false });
+  if (trigger.session_mode === 'fresh') return fresh(null);
+
+  let pinnedGone: string | null = null;
+  if (trigger.session_mode === 'pinned' && trigger.session_id) {
+    const pinned: SessionPick = await db
+      .selectFrom('sessions')
+      .select(['id', 'status'])
+      .where('id', '=', trigger.session_id)
+      .where('project_id', '=', projectId)
+      .where((eb) => eb.or([eb('sandbox_state', 'is', null), eb('sandbox_state', '<>', 'archived')]))
+      .executeTakeFirst();
+    if (pinned) return existing(pinned, null);
+    pinnedGone = `the pinned session ${trigger.session_id} is gone`;
+  }
+  // A fire recorded a moment ago whose fresh session is not created yet is the trigger's most recent session:
+  // its message waits in the outbox until that session exists, and never needs a slot of its own.
+  const pending = await db
+    .selectFrom('trigger_fires')
+    .select('session_id')
+    .where('project_id', '=', projectId)
+    .where('trigger_slug', '=', trigger.slug)
+    .where('target', '=', 'new')
+    .where('started_at', 'is', null)
+    .where('status', 'in', ['fired', 'queued'])
+    .orderBy('fired_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (pending?.session_id) {
+    const reusing = existing({ id: pending.session_id, status: 'provisioning' }, null);
+    return pinnedGone ? { ...reusing, fallback: `${pinnedGone}; re-prompted the trigger's most recent session ${pending.session_id}` } : reusing;
+  }
+  const latest: SessionPick = await db
+    .selectFrom('sessions')
+    .select(['id', 'status'])
+    .where('project_id', '=', projectId)
+    .where('trigger_slug', '=', trigger.slug)
+    .where((eb) => eb.or([eb('sandbox_state', 'is', null), eb('sandbox_state', '<>', 'archived')]))
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (latest) return existing(latest, pinnedGone ? `${pinnedGone}; re-prompted the trigger's most recent session ${latest.id}` : null);
+  return fresh(
+    pinnedGone
+      ? `${pinnedGone} and the trigger has no earlier session; started a fresh one`
+      : 'the trigger has no earlier session to re-prompt; started a fresh one',
+  );
+}
+
+const WAITING_SHOWN = 100;
+
+/**
+ * Why a fire that needs a slot waits, or null when it may start: the account's cap is full, or fires queued
+ * before it go first (oldest first).
+ */
+export async function waitReason(
+  db: Kysely<Database>,
+  input: { accountId: string; maxSessions: number; target: FireTarget; before?: { firedAt: string; fireId: string } },
+): Promise<string | null> {
+  if (input.target.target === 'existing' && input.target.active) return null;
+  // How many wait, up to a bound: a long queue is not counted row by row on every fire.
+  let earlier = db
+    .selectFrom('trigger_fires')
+    .select('id')
+    .where('account_id', '=', input.accountId)
+    .where('status', '=', 'queued')
+    .where('started_at', 'is', null);
+  if (input.before) earlier = earlier.where('fired_at', '<', input.before.firedAt).where('id', '<>', input.before.fireId);
+  const waiting = (await earlier.limit(WAITING_SHOWN + 1).execute()).length;
+  if (waiting > 0) {
+    const count = waiting > WAITING_SHOWN ? `More than ${WAITING_SHOWN} earlier fires wait` : `${waiting} earlier ${waiting === 1 ? 'fire waits' : 'fires wait'}`;
+    return `${count} for a session slot of this account; this one starts after them`;
+  }
+  const active = await db
+    .selectFrom('sessions')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('account_id', '=', input.accountId)
+    .where('status', 'in', ACTIVE_STATUSES)
+    .executeTakeFirstOrThrow();
+  if (Number(active.count) >= input.maxSessions) {
+    return `the account has ${input.maxSessions} sessions provisioning or running, its limit (SVC_MAX_SESSIONS); the fire starts when one stops`;
+  }
+  return null;
+}

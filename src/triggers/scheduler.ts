@@ -1,0 +1,103 @@
+/**
+ * The cron scheduler (contract §7). Every replica runs it: due triggers are claimed and advanced in one
+ * transaction (PostgreSQL `FOR UPDATE SKIP LOCKED`; on SQLite the advance is conditional on the claimed
+ * next_fire_at, so a second writer finds nothing to do), and each claimed fire is recorded in that same
+ * transaction, before any session starts. A trigger that missed several slots while svc was down fires
+ * once and is planned from now. The task wakes at the next due fire as well as on its interval.
+ */
+import type { BackgroundTask } from '../background/task-runner.js';
+import type { Services } from '../context.js';
+import { sql, type Insertable } from 'kysely';
+import type { TriggerFiresTable } from '../db/schema.js';
+import { nextFireAt } from './next-fire.js';
+import { newFireRow } from './record-fire.js';
+import { cronView, renderPrompt } from './render-prompt.js';
+import { syncAllProjectTriggers } from './sync-triggers.js';
+import { definitionOf } from './trigger-row.js';
+
+export const TRIGGER_SCHEDULER_TASK = 'trigger-scheduler';
+/** Triggers claimed per transaction: short transactions, so replicas share a burst of due fires. */
+const CLAIM_BATCH = 200;
+const INSERT_CHUNK = 100;
+
+/** Claims due triggers, records their fires and advances them; returns how many were claimed and the fires recorded. */
+export async function fireDueTriggers(services: Services, now: Date): Promise<{ claimed: number; fireIds: string[] }> {
+  const nowText = now.toISOString();
+  return services.db.transaction().execute(async (trx) => {
+    let query = trx.selectFrom('triggers').selectAll().where('next_fire_at', '<=', nowText).orderBy('next_fire_at').limit(CLAIM_BATCH);
+    if (services.dialect === 'postgres') query = query.forUpdate().skipLocked();
+    const due = await query.execute();
+    if (due.length === 0) return { claimed: 0, fireIds: [] };
+    const projectIds = [...new Set(due.map((row) => row.project_id))];
+    const projects = new Map(
+      (await trx.selectFrom('projects').select(['id', 'account_id', 'created_by']).where('id', 'in', projectIds).execute()).map((project) => [project.id, project]),
+    );
+    const fires: Array<Insertable<TriggerFiresTable>> = [];
+    const advances: Array<{ project_id: string; slug: string; next: string | null }> = [];
+    for (const row of due) {
+      const trigger = definitionOf(row);
+      const project = projects.get(row.project_id);
+      const next = nextFireAt(trigger, now, nowText);
+      if (services.dialect === 'postgres') {
+        // The rows are locked by this transaction: they are advanced together below.
+        advances.push({ project_id: row.project_id, slug: row.slug, next });
+      } else {
+        // SQLite: conditional on the next fire read, so a second process writing the same file claims nothing twice.
+        const advanced = await trx
+          .updateTable('triggers')
+          .set({ last_fired_at: nowText, next_fire_at: next })
+          .where('project_id', '=', row.project_id)
+          .where('slug', '=', row.slug)
+          .where('next_fire_at', '=', row.next_fire_at)
+          .executeTakeFirst();
+        if (Number(advanced.numUpdatedRows) === 0) continue;
+      }
+      if (!project || trigger.type !== 'cron') continue;
+      const prompt = renderPrompt(
+        trigger.prompt,
+        cronView(trigger, { schedule: trigger.cron ?? trigger.run_at ?? '', timezone: trigger.timezone, firedAt: nowText, lastFiredAt: row.last_fired_at }),
+      );
+      fires.push(newFireRow({ project: project as never, trigger, source: 'cron', prompt, actorUserId: project.created_by, firedAt: nowText, dueAt: row.next_fire_at }));
+    }
+    for (let start = 0; start < advances.length; start += INSERT_CHUNK) {
+      const values = sql.join(advances.slice(start, start + INSERT_CHUNK).map((advance) => sql`(${advance.project_id}, ${advance.slug}, ${advance.next}::timestamptz)`));
+      await sql`update triggers as t set last_fired_at = ${nowText}::timestamptz, next_fire_at = v.next from (values ${values}) as v(project_id, slug, next) where t.project_id = v.project_id and t.slug = v.slug`.execute(trx);
+    }
+    for (let start = 0; start < fires.length; start += INSERT_CHUNK) await trx.insertInto('trigger_fires').values(fires.slice(start, start + INSERT_CHUNK)).execute();
+    return { claimed: due.length, fireIds: fires.map((fire) => fire.id) };
+  });
+}
+
+/** How long until the earliest next fire of any trigger, or null when none is planned. */
+export async function msUntilNextFire(services: Services): Promise<number | null> {
+  const row = await services.db
+    .selectFrom('triggers')
+    .select((eb) => eb.fn.min<string>('next_fire_at').as('next'))
+    .where('next_fire_at', 'is not', null)
+    .executeTakeFirst();
+  if (!row?.next) return null;
+  return Math.max(0, Date.parse(row.next) - Date.now());
+}
+
+export function triggerSchedulerTask(intervalMs: number): BackgroundTask {
+  let caughtUp = false;
+  return {
+    name: TRIGGER_SCHEDULER_TASK,
+    runsOn: 'every-replica',
+    intervalMs,
+    async run({ services, signal }) {
+      // Branches that moved while this replica was down (or on another replica that died before reading them).
+      if (!caughtUp) {
+        caughtUp = true;
+        await syncAllProjectTriggers(services, () => undefined);
+      }
+      for (;;) {
+        const { claimed, fireIds } = await fireDueTriggers(services, new Date());
+        if (fireIds.length > 0) services.events.emit('triggers.fired', { fireIds });
+        if (claimed < CLAIM_BATCH || signal.aborted) break;
+      }
+      const next = await msUntilNextFire(services);
+      return next === null ? {} : { nextRunInMs: next };
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { Services } from '../context.js';
+import { AppError } from '../errors.js';
+import { errorResponses } from '../server/http-schemas.js';
+import { presentFireAnswer } from './presenters.js';
+import { receiveWebhook } from './receive-webhook.js';
+import { startAfterAnswer } from './routes.js';
+import { FireAnswer } from './schemas.js';
+
+/** Contract §7: webhook bodies up to 1 MiB. */
+export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * The receiver takes no svc token: it authenticates with the trigger's secret (spec 3). Its body is read
+ * as bytes of any content type, because the signature is over the exact bytes sent.
+ */
+export function webhookRoutes(app: FastifyInstance, services: Services): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body));
+
+  app.post<{ Params: { projectId: string; slug: string } }>(
+    '/v1/webhooks/projects/:projectId/:slug',
+    {
+      bodyLimit: WEBHOOK_BODY_LIMIT,
+      schema: {
+        tags: ['triggers'],
+        summary: "Fire a webhook trigger: signed with X-Hub-Signature-256 or X-Svc-Signature (HMAC-SHA256 of the body, keyed with the trigger's secret_env), or the secret as a token",
+        security: [],
+        params: Type.Object({ projectId: Type.String(), slug: Type.String() }),
+        response: { 202: FireAnswer, ...errorResponses(400, 401, 404, 409, 413, 500) },
+      },
+    },
+    async (request, reply) => {
+      const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      let fire;
+      try {
+        fire = await receiveWebhook(services, { projectId: request.params.projectId, slug: request.params.slug, rawBody, headers: request.headers });
+      } catch (error) {
+        if (error instanceof AppError) throw error;
+        // Authenticated (or not yet known), but the fire could not be recorded: spec 3's 500.
+        request.log.error({ err: error }, 'a webhook fire could not be recorded');
+        throw new AppError('INTERNAL', 'The webhook was authenticated but its fire could not be recorded; the sender may deliver it again.');
+      }
+      startAfterAnswer(services, reply.raw, fire.id, fire.status);
+      return reply.code(202).send(presentFireAnswer(fire));
+    },
+  );
+}

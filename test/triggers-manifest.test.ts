@@ -1,0 +1,158 @@
+/**
+ * The trigger set (contract §7): read from the manifest on the default branch, good entries listed with
+ * their next and last fires beside the bad ones in `errors`, read again when the branch moves (the push
+ * that creates it, a merge); cron fires on the second, a past run_at fires once then stays dormant,
+ * enabled: false never fires; the CLI lists them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeTempDirs } from '../src/git/testing/fixtures.js';
+import { runTriggerFires } from '../src/cli/trigger/fires.js';
+import { runTriggerLs } from '../src/cli/trigger/ls.js';
+import { adminCliEnv, captureDeps } from './support/cli-harness.js';
+import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
+import { idleRuntimeCommand, mergeFiles, projectWithFiles, until } from './support/trigger-fixtures.js';
+
+let svc: TestServer;
+
+beforeAll(async () => {
+  // One slot, taken by the first fire: later fires queue (no sandbox each), which is all these tests need.
+  svc = await startTestServer({ env: { SVC_MAX_SESSIONS: '1', SVC_RUNTIME_COMMAND: idleRuntimeCommand(), SVC_TRIGGER_SCHEDULER_INTERVAL_MS: '60000' } });
+});
+afterAll(async () => {
+  await svc.close();
+  removeTempDirs();
+});
+
+const MANIFEST = `
+triggers:
+  - slug: every-second
+    type: cron
+    cron: "* * * * * *"
+    prompt: "tick {{ cron.fired_at }}"
+  - slug: paris-morning
+    name: Paris morning
+    type: cron
+    schedule: "0 0 9 * * 1-5"
+    timezone: Europe/Paris
+    prompt: Good morning
+    session_mode: REUSE
+  - slug: bad-zone
+    type: cron
+    cron: "0 0 9 * * *"
+    timezone: Mars/Olympus_Mons
+    prompt: never
+  - slug: gh
+    type: webhook
+    secret_env: GH_SECRET
+    prompt: "{{ body.action }}"
+  - slug: off
+    type: cron
+    cron: "* * * * * *"
+    enabled: false
+    prompt: never
+  - slug: Bad Slug
+    type: webhook
+    prompt: x
+`;
+
+describe(`the trigger listing and the scheduler (${testDialect})`, () => {
+  it('lists the good entries with their next fires and the bad ones in errors, and fires a cron trigger each second', async () => {
+    const project = await projectWithFiles(svc, `Triggers ${Date.now()}`, { 'svc.yaml': MANIFEST });
+    const listing = await until(
+      'every-second has fired twice',
+      async () => (await svc.request('GET', `/v1/projects/${project.id}/triggers`)).body,
+      (body) => Boolean(body.triggers) && body.triggers[0]?.last_fired_at !== null,
+    );
+    expect(listing.manifest).toEqual({ path: 'svc.yaml', commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(listing.triggers.map((t: { slug: string }) => t.slug)).toEqual(['every-second', 'paris-morning', 'gh', 'off']);
+    const paris = listing.triggers[1];
+    expect(paris).toEqual({
+      slug: 'paris-morning',
+      name: 'Paris morning',
+      type: 'cron',
+      enabled: true,
+      session_mode: 'reuse',
+      session_id: null,
+      cron: '0 0 9 * * 1-5',
+      run_at: null,
+      timezone: 'Europe/Paris',
+      agent: 'default',
+      model: null,
+      last_fired_at: null,
+      next_fire_at: expect.any(String),
+    });
+    // 09:00 in Paris is 07:00 or 08:00 UTC, on a weekday.
+    const next = new Date(paris.next_fire_at);
+    expect([7, 8]).toContain(next.getUTCHours());
+    expect([1, 2, 3, 4, 5]).toContain(next.getUTCDay());
+    expect(listing.triggers[2]).toMatchObject({ slug: 'gh', type: 'webhook', cron: null, timezone: null, next_fire_at: null });
+    expect(listing.triggers[3]).toMatchObject({ slug: 'off', enabled: false, next_fire_at: null, last_fired_at: null });
+    expect(listing.errors).toEqual([
+      { index: 2, slug: 'bad-zone', message: expect.stringContaining('timezone "Mars/Olympus_Mons" is not an IANA time zone name') },
+      { index: 5, slug: 'Bad Slug', message: expect.stringContaining('slug "Bad Slug" must be') },
+    ]);
+    expect(listing.errors[1].message).toContain('a webhook trigger needs secret_env');
+
+    const fires = await until(
+      'every-second has fired three times',
+      async () => (await svc.request('GET', `/v1/projects/${project.id}/triggers/every-second/fires`)).body.fires,
+      (list: Array<{ status: string; fired_at: string; session_id: string | null }>) => list.length >= 3 && list.some((fire) => fire.status === 'queued'),
+    );
+    // Newest first, one per second, none twice; the first took the one slot, the rest wait for it.
+    const seconds = fires.map((fire: { fired_at: string }) => fire.fired_at.slice(0, 19));
+    expect(new Set(seconds).size).toBe(seconds.length);
+    expect([...seconds].sort().reverse()).toEqual(seconds);
+    const oldest = fires.at(-1)!;
+    expect(oldest).toMatchObject({ source: 'cron', status: 'fired', session_id: expect.any(String), reason: null });
+    expect(fires.find((fire: { status: string }) => fire.status === 'queued')).toMatchObject({ source: 'cron', session_id: expect.any(String), reason: expect.stringMatching(/earlier fire|its limit \(SVC_MAX_SESSIONS\)/) });
+    expect(fires.filter((fire: { status: string }) => fire.status === 'fired' && fire !== oldest).every((fire: { session_id: string | null }) => fire.session_id === null)).toBe(true);
+    const session = (await svc.request('GET', `/v1/projects/${project.id}/sessions/${oldest.session_id}`)).body.session;
+    expect(session).toMatchObject({ trigger_slug: 'every-second', created_by: expect.any(String) });
+
+    // enabled: false never fires.
+    expect((await svc.request('GET', `/v1/projects/${project.id}/triggers/off/fires`)).body.fires).toEqual([]);
+
+    // A merge moves main: the set is read again; a past run_at fires once at once, then stays dormant.
+    await mergeFiles(svc, project, {
+      'svc.yaml': `
+triggers:
+  - slug: once
+    type: cron
+    run_at: "2020-01-01T00:00:00Z"
+    prompt: "once {{ cron.schedule }}"
+`,
+    });
+    const afterMerge = await until(
+      'the one-off fired',
+      async () => (await svc.request('GET', `/v1/projects/${project.id}/triggers`)).body,
+      (body) => body.triggers.length === 1 && body.triggers[0].last_fired_at !== null,
+    );
+    expect(afterMerge.errors).toEqual([]);
+    expect(afterMerge.triggers[0]).toMatchObject({ slug: 'once', run_at: '2020-01-01T00:00:00.000Z', cron: null, next_fire_at: null });
+    const onceFires = (await svc.request('GET', `/v1/projects/${project.id}/triggers/once/fires`)).body.fires;
+    expect(onceFires).toHaveLength(1);
+    // The removed trigger's fires stay listed.
+    expect((await svc.request('GET', `/v1/projects/${project.id}/triggers/every-second/fires`)).body.fires.length).toBeGreaterThanOrEqual(3);
+
+    // The CLI: a table when piped, the listing with --json, the fires of a trigger.
+    const deps = captureDeps({ env: adminCliEnv(svc) });
+    await runTriggerLs({ project: project.id }, deps);
+    expect(deps.out()).toContain('once\tcron\tonce at 2020-01-01T00:00:00.000Z\tfresh\tyes\t-\t');
+    const json = captureDeps({ env: adminCliEnv(svc) });
+    await runTriggerLs({ project: project.id, json: true }, json);
+    expect(JSON.parse(json.out())).toMatchObject({ triggers: [{ slug: 'once' }], errors: [], manifest: { path: 'svc.yaml' } });
+    const firesOut = captureDeps({ env: adminCliEnv(svc) });
+    await runTriggerFires('once', { project: project.id, json: true }, firesOut);
+    expect(JSON.parse(firesOut.out())).toEqual(onceFires);
+  });
+
+  it('lists a project without a manifest as empty, and the errors of a manifest that cannot be read', async () => {
+    const empty = await projectWithFiles(svc, `No manifest ${Date.now()}`, {});
+    expect((await svc.request('GET', `/v1/projects/${empty.id}/triggers`)).body).toEqual({ triggers: [], errors: [], manifest: { path: null, commit: expect.any(String) } });
+    const broken = await projectWithFiles(svc, `Broken ${Date.now()}`, { 'svc.toml': '[triggers]\nslug = "a"\n' });
+    const listing = (await svc.request('GET', `/v1/projects/${broken.id}/triggers`)).body;
+    expect(listing.triggers).toEqual([]);
+    expect(listing.errors).toEqual([{ index: null, slug: null, message: expect.stringContaining('write [[triggers]] (double brackets)') }]);
+    expect((await svc.request('GET', `/v1/projects/${broken.id}/triggers/nope/fires`)).status).toBe(404);
+  });
+});

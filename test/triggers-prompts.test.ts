@@ -1,0 +1,103 @@
+/**
+ * Prompt templates as the agent receives them (spec 3 "Template variables"): a webhook fire, a manual fire
+ * and a cron fire each render exactly their variables, seen by a scripted model behind the real agent
+ * runtime. The webhook's session starts with its prompt; the manual fire re-prompts it (reuse); the cron
+ * fire starts its own.
+ */
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeTempDirs } from '../src/git/testing/fixtures.js';
+import { scriptedRuntimeConfig } from './support/runtime-fixture.js';
+import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
+import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
+import { mergeFiles, projectWithFiles, until, type TriggerProject } from './support/trigger-fixtures.js';
+
+const EVERY_VARIABLE =
+  'slug={{ trigger.slug }} type={{ trigger.type }} kind={{ trigger.kind }} fired_at=[{{ fired_at }}] ' +
+  'action=[{{ body.action }}] pr=[{{ body.pull_request }}] raw=[{{ body.raw }}] ' +
+  'ct=[{{ headers.content_type }}] ua=[{{ headers.user_agent }}] ff=[{{ headers.forwarded_for }}] ' +
+  'source=[{{ source }}] actor=[{{ actor }}] message=[{{ message.text }}|{{ message.source }}] ' +
+  'cron=[{{ cron.schedule }}|{{ cron.timezone }}|{{ cron.fired_at }}|{{ cron.last_fired_at }}] missing=[{{ nothing.here }}]';
+
+let svc: TestServer;
+let model: ScriptedModel;
+let project: TriggerProject;
+
+beforeAll(async () => {
+  model = await startScriptedModel([], { exhaustedText: 'Noted.' });
+  svc = await startTestServer({ env: { SVC_MAX_SESSIONS: '2' } });
+  project = await projectWithFiles(svc, `Prompts ${Date.now()}`, {
+    '.svc/runtime/opencode.json': JSON.stringify(scriptedRuntimeConfig(model.baseUrl), null, 2),
+    'svc.yaml': `triggers:\n  - slug: hook\n    type: webhook\n    secret_env: HOOK_SECRET\n    session_mode: reuse\n    prompt: "${EVERY_VARIABLE}"\n`,
+  });
+  await svc.request('PUT', `/v1/projects/${project.id}/secrets/HOOK_SECRET`, { body: { value: 'hook-secret' } });
+  await until('the trigger is read', async () => (await svc.request('GET', `/v1/projects/${project.id}/triggers`)).body.triggers.length, (n) => n === 1);
+});
+afterAll(async () => {
+  await svc.close();
+  await model.close();
+  removeTempDirs();
+});
+
+function turnsSeen(): string[] {
+  return model.requests.filter((request) => request.agentTurn).map((request) => request.lastUserText);
+}
+
+async function turnWith(fragment: string): Promise<string> {
+  const turns = await until(`the agent received a prompt with ${fragment}`, async () => turnsSeen(), (list) => list.some((text) => text.includes(fragment)), 60_000);
+  return turns.find((text) => text.includes(fragment))!;
+}
+
+async function fireAt(slug: string): Promise<string> {
+  const fires = (await svc.request('GET', `/v1/projects/${project.id}/triggers/${slug}/fires`)).body.fires;
+  return fires[0].fired_at;
+}
+
+describe(`prompt templates per fire kind, as the agent receives them (${testDialect})`, () => {
+  it('renders the webhook, manual and cron variables exactly, nothing HTML-escaped, missing values empty', async () => {
+    const body = JSON.stringify({ action: 'opened <now> & "then"', pull_request: { number: 7, labels: ['a'] } });
+    const delivered = await svc.request('POST', `/v1/webhooks/projects/${project.id}/hook`, {
+      token: null,
+      rawBody: body,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'GitHub-Hookshot/abc',
+        'x-forwarded-for': '203.0.113.9',
+        'x-hub-signature-256': `sha256=${createHmac('sha256', 'hook-secret').update(body).digest('hex')}`,
+      },
+    });
+    expect(delivered.body.status).toBe('fired');
+    const webhookPrompt = await turnWith('action=[opened');
+    expect(webhookPrompt).toBe(
+      `slug=hook type=webhook kind=git fired_at=[${await fireAt('hook')}] action=[opened <now> & "then"] pr=[{"number":7,"labels":["a"]}] raw=[] ` +
+        'ct=[application/json] ua=[GitHub-Hookshot/abc] ff=[203.0.113.9] source=[] actor=[] message=[|] cron=[|||] missing=[]',
+    );
+
+    const manual = await svc.request('POST', `/v1/projects/${project.id}/triggers/hook/fire`, { body: { message: 'look at <this>' } });
+    expect(manual.body).toMatchObject({ status: 'fired', session_id: delivered.body.session_id });
+    const admin = (await svc.request('GET', `/v1/projects/${project.id}/sessions/${delivered.body.session_id}`)).body.session.created_by;
+    const manualPrompt = await turnWith('message=[look at');
+    expect(manualPrompt).toBe(
+      `slug=hook type=webhook kind=git fired_at=[${await fireAt('hook')}] action=[] pr=[] raw=[] ct=[] ua=[] ff=[] ` +
+        `source=[manual] actor=[${admin}] message=[look at <this>|api] cron=[|||] missing=[]`,
+    );
+
+    // A body that is not JSON arrives as body.raw.
+    const text = 'plain <text>';
+    await svc.request('POST', `/v1/webhooks/projects/${project.id}/hook`, {
+      token: null,
+      rawBody: text,
+      headers: { 'content-type': 'text/plain', 'x-svc-token': 'hook-secret' },
+    });
+    expect(await turnWith('raw=[plain')).toContain('action=[] pr=[] raw=[plain <text>] ct=[text/plain]');
+
+    await mergeFiles(svc, project, {
+      'svc.yaml': `triggers:\n  - slug: tick\n    type: cron\n    run_at: "2020-02-02T02:02:02Z"\n    timezone: Europe/Paris\n    prompt: "${EVERY_VARIABLE}"\n`,
+    });
+    const cronPrompt = await turnWith('slug=tick');
+    expect(cronPrompt).toBe(
+      'slug=tick type=cron kind=git fired_at=[] action=[] pr=[] raw=[] ct=[] ua=[] ff=[] source=[] actor=[] message=[|] ' +
+        `cron=[2020-02-02T02:02:02.000Z|Europe/Paris|${await fireAt('tick')}|] missing=[]`,
+    );
+  }, 120_000);
+});

@@ -1,0 +1,122 @@
+/**
+ * Fires that outlive their process (contract §7): queued fires survive a restart and start oldest first as
+ * slots free, and a cron fire claimed and recorded by a replica that died before starting its session is
+ * started once by the next one. A trigger that missed several slots while svc was down fires once.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { removeTempDirs } from '../src/git/testing/fixtures.js';
+import { fireDueTriggers } from '../src/triggers/scheduler.js';
+import { createTestDatabase, startTestServer, testDialect, type TestDatabase, type TestServer } from './support/test-server.js';
+import { idleRuntimeCommand, projectWithFiles, until } from './support/trigger-fixtures.js';
+
+const MANIFEST = `
+triggers:
+  - slug: job
+    type: cron
+    cron: "0 0 3 * * *"
+    prompt: "job {{ message.text }}"
+  - slug: once
+    type: cron
+    run_at: "2020-01-01T00:00:00Z"
+    prompt: once
+  - slug: every-second
+    type: cron
+    cron: "* * * * * *"
+    enabled: false
+    prompt: tick
+`;
+
+let database: TestDatabase;
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-trigger-restart-'));
+const runtime = idleRuntimeCommand();
+const servers: TestServer[] = [];
+
+async function start(): Promise<TestServer> {
+  database ??= await createTestDatabase();
+  const server = await startTestServer({
+    adminToken: 'svc_u_trigger_restart_admin',
+    dataDir,
+    ...(database.url ? { databaseUrl: database.url } : {}),
+    env: { SVC_MAX_SESSIONS: '1', SVC_RUNTIME_COMMAND: runtime, SVC_TRIGGER_DISPATCH_INTERVAL_MS: '100' },
+  });
+  servers.push(server);
+  return server;
+}
+
+afterAll(async () => {
+  // The last server removes every sandbox; the others closed as a crash would leave them.
+  await servers.at(-1)?.close();
+  await database?.drop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  removeTempDirs();
+});
+
+describe(`trigger fires across a restart (${testDialect})`, () => {
+  it('starts queued fires oldest first after a restart, and a fire recorded by a replica that died before its session, once', async () => {
+    const first = await start();
+    // The scheduler stops first, so the one-off is claimed here by hand, as a replica that dies right after would.
+    await first.server.tasks.stop();
+    const project = await projectWithFiles(first, `Restart ${Date.now()}`, { 'svc.yaml': MANIFEST });
+    await until('the triggers are read', async () => (await first.request('GET', `/v1/projects/${project.id}/triggers`)).body.triggers.length, (n) => n === 3);
+    const holder = await first.request('POST', `/v1/projects/${project.id}/sessions`, { body: {} });
+    expect(holder.status).toBe(201);
+
+    const queued: string[] = [];
+    for (const text of ['a', 'b']) {
+      const answer = await first.request('POST', `/v1/projects/${project.id}/triggers/job/fire`, { body: { message: text } });
+      expect(answer.body.status).toBe('queued');
+      queued.push(answer.body.session_id);
+    }
+    const crashed = await fireDueTriggers(first.server.services, new Date());
+    expect(crashed.fireIds).toHaveLength(1);
+    // Not started: its session does not exist.
+    expect((await first.request('GET', `/v1/projects/${project.id}/sessions?trigger=once`)).body.sessions).toEqual([]);
+    await first.server.close();
+
+    const second = await start();
+    const sessionsOf = async (slug: string) => (await second.request('GET', `/v1/projects/${project.id}/sessions?trigger=${slug}`)).body.sessions as Array<{ id: string; status: string }>;
+    const firesOf = async (slug: string) => (await second.request('GET', `/v1/projects/${project.id}/triggers/${slug}/fires`)).body.fires as Array<{ status: string; session_id: string | null; reason: string | null }>;
+    // Behind the two queued fires, the recorded one-off waits its turn too.
+    await until('the one-off waits in the queue', () => firesOf('once'), (fires) => fires[0]?.status === 'queued');
+
+    let slot = holder.body.session.id as string;
+    for (const expected of [queued[0], queued[1]]) {
+      expect((await second.request('POST', `/v1/projects/${project.id}/sessions/${slot}/stop`)).status).toBe(200);
+      const started = await until(`fire for ${expected} started`, () => sessionsOf('job'), (list) => list.some((s) => s.id === expected));
+      // Oldest first: the later fire is still waiting.
+      expect(started.map((s) => s.id)).toEqual(queued.slice(0, queued.indexOf(expected!) + 1).reverse());
+      slot = expected!;
+    }
+    expect((await second.request('POST', `/v1/projects/${project.id}/sessions/${slot}/stop`)).status).toBe(200);
+    const once = await until('the one-off started', () => sessionsOf('once'), (list) => list.length > 0);
+    expect(once).toHaveLength(1);
+    const onceFires = await firesOf('once');
+    expect(onceFires).toEqual([expect.objectContaining({ status: 'fired', session_id: once[0]!.id, reason: null })]);
+    expect((await second.request('GET', `/v1/projects/${project.id}/triggers`)).body.triggers[1]).toMatchObject({ slug: 'once', next_fire_at: null, last_fired_at: expect.any(String) });
+  }, 60_000);
+
+  it('fires a trigger that missed many slots once, and plans it from now', async () => {
+    const server = servers.at(-1)!;
+    const project = await projectWithFiles(server, `Missed ${Date.now()}`, {
+      'svc.yaml': 'triggers:\n  - slug: often\n    type: cron\n    cron: "*/2 * * * * *"\n    enabled: false\n    prompt: x\n',
+    });
+    await until('the trigger is read', async () => (await server.request('GET', `/v1/projects/${project.id}/triggers`)).body.triggers.length, (n) => n === 1);
+    // Seen from ten minutes ahead, with every slot in between missed, as after downtime: one fire.
+    const services = server.server.services;
+    const row = { project_id: project.id, slug: 'often' };
+    const definition = (await services.db.selectFrom('triggers').select('definition').where('project_id', '=', row.project_id).executeTakeFirstOrThrow()).definition;
+    const enabled = JSON.stringify({ ...(typeof definition === 'string' ? JSON.parse(definition) : definition), enabled: true });
+    const dueLongAgo = new Date(Date.now() - 60_000).toISOString();
+    await services.db.updateTable('triggers').set({ enabled: true, definition: enabled, next_fire_at: dueLongAgo }).where('project_id', '=', row.project_id).execute();
+    const later = new Date(Date.now() + 600_000);
+    const fired = await fireDueTriggers(services, later);
+    expect(fired.fireIds).toHaveLength(1);
+    expect((await fireDueTriggers(services, later)).fireIds).toHaveLength(0);
+    const listed = (await server.request('GET', `/v1/projects/${project.id}/triggers`)).body.triggers[0];
+    expect(Date.parse(listed.next_fire_at)).toBeGreaterThan(later.getTime());
+    expect(Date.parse(listed.next_fire_at) - later.getTime()).toBeLessThanOrEqual(2_000);
+  });
+});

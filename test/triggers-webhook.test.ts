@@ -1,0 +1,155 @@
+/**
+ * The webhook receiver, status by status (spec 3 "Errors", contract §7): malformed URL 400, absent or
+ * disabled or non-webhook trigger 404, unset secret 409, missing or wrong signature or token 401, a body over
+ * 1 MiB 413, and 202 `fired` / `queued` / `duplicate`, with GitHub's published HMAC example end to end.
+ */
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeTempDirs } from '../src/git/testing/fixtures.js';
+import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
+import { idleRuntimeCommand, projectWithFiles, until, type TriggerProject } from './support/trigger-fixtures.js';
+
+const GITHUB_SECRET = "It's a Secret to Everybody";
+const GITHUB_SIGNATURE = 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17';
+
+let svc: TestServer;
+let project: TriggerProject;
+
+const MANIFEST = `
+triggers:
+  - slug: github
+    type: webhook
+    secret_env: GH_SECRET
+    session_mode: reuse
+    prompt: "{{ body.action }}"
+  - slug: unset-secret
+    type: webhook
+    secret_env: NOT_SET
+    prompt: x
+  - slug: paused
+    type: webhook
+    secret_env: GH_SECRET
+    enabled: false
+    prompt: x
+  - slug: nightly
+    type: cron
+    cron: "0 0 3 * * *"
+    prompt: x
+  - slug: fresh-hook
+    type: webhook
+    secret_env: GH_SECRET
+    prompt: x
+`;
+
+beforeAll(async () => {
+  svc = await startTestServer({ env: { SVC_MAX_SESSIONS: '1', SVC_RUNTIME_COMMAND: idleRuntimeCommand() } });
+  project = await projectWithFiles(svc, `Webhooks ${Date.now()}`, { 'svc.yaml': MANIFEST });
+  expect((await svc.request('PUT', `/v1/projects/${project.id}/secrets/GH_SECRET`, { body: { value: GITHUB_SECRET } })).status).toBeLessThan(300);
+  expect((await svc.request('GET', `/v1/projects/${project.id}/triggers`)).body.triggers).toHaveLength(5);
+});
+afterAll(async () => {
+  await svc.close();
+  removeTempDirs();
+});
+
+function deliver(slug: string, body: string | Buffer, headers: Record<string, string> = {}, projectId = project.id) {
+  return svc.request('POST', `/v1/webhooks/projects/${projectId}/${slug}`, { token: null, rawBody: body, headers: { 'content-type': 'application/json', ...headers } });
+}
+
+function sign(body: string): string {
+  return `sha256=${createHmac('sha256', GITHUB_SECRET).update(body).digest('hex')}`;
+}
+
+describe(`the webhook receiver (${testDialect})`, () => {
+  it("fires on GitHub's published example, answering before the session starts; a repeated delivery is a duplicate", async () => {
+    const fired = await deliver('github', 'Hello, World!', { 'x-hub-signature-256': GITHUB_SIGNATURE, 'x-github-delivery': 'delivery-1', 'content-type': 'text/plain' });
+    expect(fired.status).toBe(202);
+    expect(fired.body).toEqual({ status: 'fired', session_id: expect.any(String), fire_id: expect.any(String) });
+    const sessionId = fired.body.session_id;
+    const session = await until(
+      'the fired session exists',
+      async () => svc.request('GET', `/v1/projects/${project.id}/sessions/${sessionId}`),
+      (response) => response.status === 200,
+    );
+    expect(session.body.session).toMatchObject({ id: sessionId, trigger_slug: 'github', base_ref: 'main' });
+
+    const again = await deliver('github', 'Hello, World!', { 'x-hub-signature-256': GITHUB_SIGNATURE, 'x-github-delivery': 'delivery-1', 'content-type': 'text/plain' });
+    expect(again.status).toBe(202);
+    expect(again.body).toMatchObject({ status: 'duplicate', session_id: sessionId });
+
+    // Standard Webhooks' webhook-id counts the same way; X-Svc-Signature without the prefix, upper case.
+    const body = JSON.stringify({ action: 'opened' });
+    const bare = sign(body).slice('sha256='.length).toUpperCase();
+    const viaId = await deliver('github', body, { 'x-svc-signature': bare, 'webhook-id': 'msg_1' });
+    // reuse: the trigger's running session is re-prompted, no new slot needed.
+    expect(viaId.body).toMatchObject({ status: 'fired', session_id: sessionId });
+    expect((await deliver('github', body, { 'x-svc-signature': bare, 'webhook-id': 'msg_1' })).body).toMatchObject({ status: 'duplicate', session_id: sessionId });
+
+    const fires = (await svc.request('GET', `/v1/projects/${project.id}/triggers/github/fires`)).body.fires;
+    expect(fires.map((fire: { status: string; source: string }) => `${fire.source}:${fire.status}`)).toEqual(['webhook:duplicate', 'webhook:fired', 'webhook:duplicate', 'webhook:fired']);
+    expect(fires.every((fire: { session_id: string }) => fire.session_id === sessionId)).toBe(true);
+    expect((await svc.request('GET', `/v1/projects/${project.id}/triggers`)).body.triggers[0].last_fired_at).not.toBeNull();
+  });
+
+  it('takes the secret as a token in three forms when no signature is sent, and queues at the cap', async () => {
+    const basic = `Basic ${Buffer.from(`github:${GITHUB_SECRET}`).toString('base64')}`;
+    const forms: Array<Record<string, string>> = [{ 'x-svc-token': GITHUB_SECRET }, { authorization: `Bearer ${GITHUB_SECRET}` }, { authorization: basic }];
+    for (const headers of forms) {
+      const answer = await deliver('fresh-hook', '{}', headers);
+      expect(answer.status).toBe(202);
+      // The one slot is the github trigger's session: a fresh session waits, saying why.
+      expect(answer.body).toEqual({ status: 'queued', reason: expect.stringMatching(/its limit \(SVC_MAX_SESSIONS\)|earlier fire/), session_id: expect.any(String), fire_id: expect.any(String) });
+    }
+    const fires = (await svc.request('GET', `/v1/projects/${project.id}/triggers/fresh-hook/fires`)).body.fires;
+    expect(fires.map((fire: { status: string }) => fire.status)).toEqual(['queued', 'queued', 'queued']);
+    expect(fires[0].reason).toBe('2 earlier fires wait for a session slot of this account; this one starts after them');
+  });
+
+  it('answers every refusal with its status and a sentence that says what to fix', async () => {
+    const body = JSON.stringify({ action: 'closed' });
+    const signature = { 'x-hub-signature-256': sign(body) };
+
+    const badProject = await deliver('github', body, signature, 'not-a-uuid');
+    expect(badProject.status).toBe(400);
+    expect(badProject.body).toEqual({ code: 'BAD_REQUEST', error: 'The project id "not-a-uuid" in the webhook URL is not a UUID; copy the URL from svc trigger ls.' });
+    expect((await deliver('Bad!Slug', body, signature)).status).toBe(400);
+
+    for (const [slug, projectId] of [
+      ['nope', project.id],
+      ['github', '00000000-0000-4000-8000-000000000000'],
+      ['paused', project.id],
+      ['nightly', project.id],
+    ] as const) {
+      const missing = await deliver(slug, body, signature, projectId);
+      expect(missing.status).toBe(404);
+      expect(missing.body).toEqual({ code: 'NOT_FOUND', error: `No enabled webhook trigger "${slug}" in this project's manifest on its default branch.` });
+    }
+
+    const unset = await deliver('unset-secret', body, signature);
+    expect(unset.status).toBe(409);
+    expect(unset.body.error).toBe(`The secret NOT_SET named by this trigger's secret_env is not set; set it with PUT /v1/projects/${project.id}/secrets/NOT_SET.`);
+
+    const unsigned = await deliver('github', body);
+    expect(unsigned.status).toBe(401);
+    expect(unsigned.body).toMatchObject({ code: 'UNAUTHENTICATED', error: expect.stringContaining('The webhook is not signed') });
+    const wrong = await deliver('github', body, { 'x-hub-signature-256': sign('{}') });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error).toBe("X-Hub-Signature-256 does not match the body: sign the exact bytes sent with the secret in the trigger's secret_env.");
+    expect((await deliver('github', body, { 'x-svc-signature': 'sha256=abc' })).status).toBe(401);
+    expect((await deliver('github', body, { 'x-svc-token': 'guess' })).status).toBe(401);
+    // A signature header present: the right token beside a wrong signature does not pass.
+    expect((await deliver('github', body, { 'x-svc-token': GITHUB_SECRET, 'x-svc-signature': sign('{}') })).status).toBe(401);
+
+    const huge = Buffer.alloc(1024 * 1024 + 1, 'a');
+    const tooLarge = await deliver('github', huge, { 'x-svc-token': GITHUB_SECRET });
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.body.code).toBe('PAYLOAD_TOO_LARGE');
+
+    // A secret deleted after the trigger was declared.
+    expect((await svc.request('DELETE', `/v1/projects/${project.id}/secrets/GH_SECRET`)).status).toBe(204);
+    expect((await deliver('github', body, signature)).status).toBe(409);
+    expect((await svc.request('PUT', `/v1/projects/${project.id}/secrets/GH_SECRET`, { body: { value: GITHUB_SECRET } })).status).toBeLessThan(300);
+    // No refusal was recorded as a fire.
+    expect((await svc.request('GET', `/v1/projects/${project.id}/triggers/github/fires`)).body.fires).toHaveLength(4);
+  });
+});
