@@ -12,9 +12,9 @@ import { repoRoot } from './support/runtime-fixture.js';
 const srcDir = path.join(repoRoot, 'src');
 
 /** A folder of src/; `kernel` is the files directly in src/ (errors, ids, config, the ctx type, …). */
-type Layer = 'kernel' | 'shared' | 'daemon' | 'db' | 'background' | 'git' | 'accounts' | 'dashboards' | 'changes' | 'manifest' | 'sessions' | 'web' | 'server' | 'cli';
+type Layer = 'kernel' | 'shared' | 'daemon' | 'db' | 'background' | 'git' | 'accounts' | 'dashboards' | 'changes' | 'manifest' | 'sessions' | 'triggers' | 'web' | 'server' | 'cli';
 
-const LAYERS: readonly Layer[] = ['kernel', 'shared', 'daemon', 'db', 'background', 'git', 'accounts', 'dashboards', 'changes', 'manifest', 'sessions', 'web', 'server', 'cli'];
+const LAYERS: readonly Layer[] = ['kernel', 'shared', 'daemon', 'db', 'background', 'git', 'accounts', 'dashboards', 'changes', 'manifest', 'sessions', 'triggers', 'web', 'server', 'cli'];
 
 /** What each layer's code may import at run time, besides itself (docs/architecture.md's table). */
 const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
@@ -29,7 +29,8 @@ const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
   changes: ['accounts', 'git', 'db', 'manifest', 'background', 'kernel'],
   manifest: ['kernel'],
   sessions: ['accounts', 'git', 'changes', 'shared', 'background', 'db', 'kernel'],
-  web: ['accounts', 'dashboards', 'changes', 'sessions', 'db', 'background', 'kernel'],
+  triggers: ['accounts', 'git', 'manifest', 'sessions', 'background', 'db', 'kernel'],
+  web: ['accounts', 'dashboards', 'changes', 'sessions', 'triggers', 'db', 'background', 'kernel'],
   server: LAYERS,
   cli: ['shared', 'kernel'],
 };
