@@ -1,0 +1,196 @@
+/**
+ * The network of a bubblewrap sandbox: a namespace of its own joined to the host by a veth pair on a
+ * private /30 (10.213.0.0/16 holds 16384 of them). The sandbox reaches svc's API and git through the host
+ * end of its pair and nothing else of the host; the outside world through NAT where the host routes there;
+ * never another sandbox nor link-local metadata addresses. Rules live in chains of svc's own, jumped to
+ * first from INPUT, FORWARD, PREROUTING and POSTROUTING, each rule tagged with its sandbox so removing a
+ * sandbox (or cleaning up after a crash) removes exactly its rules. Links carry the same tag as their alias.
+ */
+import { runChecked, runProcess } from '../../daemon/run-process.js';
+
+export const SANDBOX_RANGE = '10.213.0.0/16';
+const SLOTS = 16_384;
+const CHAINS = [
+  { table: 'filter', chain: 'SVC-SANDBOX-IN', from: 'INPUT' },
+  { table: 'filter', chain: 'SVC-SANDBOX-FWD', from: 'FORWARD' },
+  { table: 'nat', chain: 'SVC-SANDBOX-PRE', from: 'PREROUTING' },
+  { table: 'nat', chain: 'SVC-SANDBOX-POST', from: 'POSTROUTING' },
+] as const;
+
+export interface SandboxLink {
+  slot: number;
+  namespace: string;
+  hostLink: string;
+  hostAddress: string;
+  sandboxAddress: string;
+}
+
+/** Where the sandbox reaches svc: the host end of its link stands for a loopback address of svc's URL. */
+export interface ApiRoute {
+  /** svc's URL as the sandbox must use it. */
+  rewrite(url: string): string;
+}
+
+function addressesOf(slot: number): { hostAddress: string; sandboxAddress: string } {
+  const third = slot >> 6;
+  const fourth = (slot & 63) * 4;
+  return { hostAddress: `10.213.${third}.${fourth + 1}`, sandboxAddress: `10.213.${third}.${fourth + 2}` };
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '0.0.0.0' || hostname === '[::1]' || hostname.startsWith('127.');
+}
+
+async function ip(args: readonly string[]): Promise<void> {
+  await runChecked('ip', args, { timeoutMs: 30_000 });
+}
+
+async function iptables(args: readonly string[]): Promise<boolean> {
+  return (await runProcess('iptables', ['-w', '10', ...args], { timeoutMs: 30_000 })).code === 0;
+}
+
+async function iptablesChecked(args: readonly string[]): Promise<void> {
+  await runChecked('iptables', ['-w', '10', ...args], { timeoutMs: 30_000 });
+}
+
+let chainsReady: Promise<void> | undefined;
+
+function ensureChains(): Promise<void> {
+  chainsReady ??= (async () => {
+    for (const { table, chain, from } of CHAINS) {
+      await iptables(['-t', table, '-N', chain]);
+      if (!(await iptables(['-t', table, '-C', from, '-j', chain]))) await iptablesChecked(['-t', table, '-I', from, '1', '-j', chain]);
+    }
+  })().catch((error: unknown) => {
+    chainsReady = undefined;
+    throw error;
+  });
+  return chainsReady;
+}
+
+export class SandboxNetwork {
+  /** `owner` tells this svc's sandboxes from another's on the same host (its data directory, hashed). */
+  constructor(private readonly owner: string) {}
+
+  private tag(sessionId: string): string {
+    return `svc-sandbox:${this.owner}:${sessionId}`;
+  }
+
+  /** Creates the namespace, the link, the addresses and the rules; `apiUrl` is svc's URL as svc knows it. */
+  async create(sessionId: string, apiUrl: string): Promise<{ link: SandboxLink; route: ApiRoute }> {
+    await ensureChains();
+    const namespace = `svc-${this.owner}-${sessionId}`;
+    await runProcess('ip', ['netns', 'del', namespace]);
+    await ip(['netns', 'add', namespace]);
+    let slot = Math.floor(Math.random() * SLOTS);
+    let link: SandboxLink | undefined;
+    // The host link's name is the lock on a slot: creating it fails while another sandbox holds the slot.
+    for (let tries = 0; tries < SLOTS && !link; tries += 1, slot = (slot + 1) % SLOTS) {
+      const hostLink = `svh${slot}`;
+      const created = await runProcess('ip', ['link', 'add', hostLink, 'type', 'veth', 'peer', 'name', `svs${slot}`, 'netns', namespace]);
+      if (created.code === 0) link = { slot, namespace, hostLink, ...addressesOf(slot) };
+    }
+    if (!link) throw new Error(`all ${SLOTS} sandbox network slots are taken`);
+    try {
+      await this.configure(sessionId, link, apiUrl);
+    } catch (error) {
+      await this.remove(sessionId, link);
+      throw error;
+    }
+    const api = new URL(apiUrl);
+    const viaHost = isLoopback(api.hostname);
+    return {
+      link,
+      route: {
+        rewrite(url: string) {
+          const target = new URL(url);
+          if (!viaHost || target.host !== api.host) return url;
+          target.hostname = link.hostAddress;
+          return target.toString().replace(/\/$/, url.endsWith('/') ? '/' : '');
+        },
+      },
+    };
+  }
+
+  private async configure(sessionId: string, link: SandboxLink, apiUrl: string): Promise<void> {
+    const { namespace, hostLink, hostAddress, sandboxAddress, slot } = link;
+    const tag = ['-m', 'comment', '--comment', this.tag(sessionId)];
+    await ip(['link', 'set', hostLink, 'alias', this.tag(sessionId)]);
+    await ip(['addr', 'add', `${hostAddress}/30`, 'dev', hostLink]);
+    await ip(['link', 'set', hostLink, 'up']);
+    const inside = (args: string[]) => ip(['-n', namespace, ...args]);
+    await inside(['link', 'set', 'lo', 'up']);
+    await inside(['addr', 'add', `${sandboxAddress}/30`, 'dev', `svs${slot}`]);
+    await inside(['link', 'set', `svs${slot}`, 'up']);
+    await inside(['route', 'add', 'default', 'via', hostAddress]);
+
+    const api = new URL(apiUrl);
+    const port = api.port || (api.protocol === 'https:' ? '443' : '80');
+    if (isLoopback(api.hostname)) {
+      // svc listens on loopback: the host end of the link is forwarded to it (which needs route_localnet).
+      await runChecked('sysctl', ['-q', '-w', `net.ipv4.conf.${hostLink}.route_localnet=1`]);
+      await iptablesChecked(['-t', 'nat', '-A', 'SVC-SANDBOX-PRE', '-i', hostLink, '-d', hostAddress, '-p', 'tcp', '--dport', port, '-j', 'DNAT', '--to-destination', `127.0.0.1:${port}`, ...tag]);
+    }
+    const input = (args: string[]) => iptablesChecked(['-A', 'SVC-SANDBOX-IN', '-i', hostLink, ...args, ...tag]);
+    await input(['-m', 'conntrack', '--ctstate', 'ESTABLISHED,RELATED', '-j', 'ACCEPT']);
+    await input(['-p', 'tcp', '--dport', port, '-j', 'ACCEPT']);
+    await input(['-j', 'DROP']);
+    const forward = (args: string[]) => iptablesChecked(['-A', 'SVC-SANDBOX-FWD', ...args, ...tag]);
+    await forward(['-i', hostLink, '-d', '169.254.0.0/16', '-j', 'DROP']);
+    await forward(['-i', hostLink, '-d', SANDBOX_RANGE, '-j', 'DROP']);
+    await forward(['-o', hostLink, '-m', 'conntrack', '--ctstate', 'ESTABLISHED,RELATED', '-j', 'ACCEPT']);
+    await forward(['-o', hostLink, '-j', 'DROP']);
+    await forward(['-i', hostLink, '-j', 'ACCEPT']);
+    await iptablesChecked(['-t', 'nat', '-A', 'SVC-SANDBOX-POST', '-s', `${sandboxAddress}/32`, '!', '-o', hostLink, '-j', 'MASQUERADE', ...tag]);
+  }
+
+  /** Removes the namespace, the link and every rule of one sandbox; nothing left is not an error. */
+  async remove(sessionId: string, link: Pick<SandboxLink, 'namespace' | 'hostLink'> | null): Promise<void> {
+    if (link) {
+      await runProcess('ip', ['netns', 'del', link.namespace]);
+      await runProcess('ip', ['link', 'del', link.hostLink]);
+    }
+    await this.removeRules((comment) => comment === this.tag(sessionId));
+  }
+
+  /** After a crash: removes the namespaces, links and rules of this svc's sandboxes not in `keep`. */
+  async removeLeftovers(keep: ReadonlySet<string>): Promise<string[]> {
+    const prefix = `svc-sandbox:${this.owner}:`;
+    const removed = new Set<string>();
+    const namespaces = (await runProcess('ip', ['netns', 'list'])).stdout.split('\n').map((line) => line.split(' ')[0] ?? '');
+    for (const namespace of namespaces) {
+      const sessionId = namespace.startsWith(`svc-${this.owner}-`) ? namespace.slice(`svc-${this.owner}-`.length) : null;
+      if (sessionId && !keep.has(sessionId)) {
+        await runProcess('ip', ['netns', 'del', namespace]);
+        removed.add(sessionId);
+      }
+    }
+    const links = (await runProcess('ip', ['-o', 'link', 'show'])).stdout.split('\n');
+    for (const line of links) {
+      const match = /^\d+: (svh\d+)[@:].*alias (\S+)/.exec(line);
+      const sessionId = match?.[2]?.startsWith(prefix) ? match[2].slice(prefix.length) : null;
+      if (match && sessionId && !keep.has(sessionId)) {
+        await runProcess('ip', ['link', 'del', match[1]!]);
+        removed.add(sessionId);
+      }
+    }
+    for (const sessionId of await this.removeRules((comment) => comment.startsWith(prefix) && !keep.has(comment.slice(prefix.length)))) removed.add(sessionId);
+    return [...removed];
+  }
+
+  private async removeRules(matches: (comment: string) => boolean): Promise<string[]> {
+    const sessions = new Set<string>();
+    for (const { table, chain } of CHAINS) {
+      const listed = await runProcess('iptables', ['-w', '10', '-t', table, '-S', chain]);
+      if (listed.code !== 0) continue;
+      for (const rule of listed.stdout.split('\n')) {
+        const comment = /--comment "?([^"\s]+)"?/.exec(rule)?.[1];
+        if (!comment || !rule.startsWith('-A ') || !matches(comment)) continue;
+        const args = rule.slice(3).split(' ').map((word) => word.replace(/^"|"$/g, ''));
+        await iptables(['-t', table, '-D', ...args]);
+        sessions.add(comment.slice(comment.lastIndexOf(':') + 1));
+      }
+    }
+    return [...sessions];
+  }
+}
