@@ -36,7 +36,7 @@ interface Session {
 
 /** A connection attempt from inside a sandbox: `open`, or `closed <reason>`. */
 const CONNECT = (host: string, port: number) =>
-  `node -e 'const s=require("net").connect(${port},"${host}");s.setTimeout(3000);s.on("connect",()=>{console.log("open");process.exit(0)});s.on("error",e=>{console.log("closed "+e.code);process.exit(0)});s.on("timeout",()=>{console.log("closed timeout");process.exit(0)})'`;
+  `node -e 'const s=require("net").connect(${port},"${host}");s.setTimeout(1500);s.on("connect",()=>{console.log("open");process.exit(0)});s.on("error",e=>{console.log("closed "+e.code);process.exit(0)});s.on("timeout",()=>{console.log("closed timeout");process.exit(0)})'`;
 
 export function sandboxConformance(options: ConformanceOptions): void {
   const isolates = options.provider !== 'process';
@@ -178,15 +178,15 @@ export function sandboxConformance(options: ConformanceOptions): void {
 
     it('restarts the daemon when it dies (the entrypoint)', { timeout: 90_000 }, async () => {
       const row = await svc.server.services.db.selectFrom('sessions').select('daemon_url').where('id', '=', a.id).executeTakeFirstOrThrow();
-      const health = async () => (await (await fetch(`${row.daemon_url}/svc/health`, { signal: AbortSignal.timeout(2000) })).json()) as { daemon: { pid: number; started_at: string } };
+      const health = async () => (await (await fetch(`${row.daemon_url}/svc/health`, { signal: AbortSignal.timeout(2000) })).json()) as { status: string; daemon: { pid: number; started_at: string } };
       const before = (await health()).daemon;
       // Killed from inside (the pid is the daemon's own in its sandbox); the proxied request dies with it.
       await run(a, `kill -9 ${before.pid}`).catch(() => '');
-      const startedAt = async () => (await health()).daemon.started_at;
+      const restartedAndReady = async () => health().then((h) => h.daemon.started_at !== before.started_at && h.status === 'ok');
       const deadline = Date.now() + 60_000;
       let restarted = false;
       while (!restarted && Date.now() < deadline) {
-        restarted = await startedAt().then((at) => at !== before.started_at, () => false);
+        restarted = await restartedAndReady().catch(() => false);
         if (!restarted) await new Promise((resolve) => setTimeout(resolve, 50));
       }
       expect(restarted, fs.readFileSync(path.join(svc.dataDir, 'sandboxes', a.id, 'sandbox.log'), 'utf8').slice(-3000)).toBe(true);

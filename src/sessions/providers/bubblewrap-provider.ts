@@ -56,8 +56,8 @@ export class BubblewrapProvider implements SandboxProvider {
 
   async prepare(): Promise<void> {
     if (process.platform !== 'linux') throw new SandboxUnavailableError('SVC_SANDBOX_PROVIDER=bubblewrap needs Linux; use SVC_SANDBOX_PROVIDER=docker or process on this machine.');
-    for (const [program, pkg] of [['bwrap', 'bubblewrap'], ['ip', 'iproute2'], ['iptables', 'iptables']] as const) {
-      const found = await runProcess(program, ['--version']).catch(() => null);
+    for (const [program, version, pkg] of [['bwrap', '--version', 'bubblewrap'], ['ip', '-V', 'iproute2'], ['iptables', '--version', 'iptables']] as const) {
+      const found = await runProcess(program, [version]).catch(() => null);
       if (!found || found.code !== 0) throw new SandboxUnavailableError(`SVC_SANDBOX_PROVIDER=bubblewrap needs ${program}, which is not installed: apt-get install ${pkg} (or choose SVC_SANDBOX_PROVIDER=docker or process).`);
     }
     if (typeof process.getuid === 'function' && process.getuid() !== 0) {
@@ -82,8 +82,10 @@ export class BubblewrapProvider implements SandboxProvider {
     const binDir = path.join(dir, 'bin');
     for (const folder of [workspace, home, binDir]) fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
     for (const program of ['svc', 'svc-agent', 'svc-entrypoint']) {
+      // Dangling on the host (they point into the sandbox), so replaced rather than tested for.
       const link = path.join(binDir, program);
-      if (!fs.existsSync(link)) fs.symlinkSync(`${LIB}/bin/${program}.js`, link);
+      fs.rmSync(link, { force: true });
+      fs.symlinkSync(`${LIB}/bin/${program}.js`, link);
     }
     // A mount point for the Node binary svc runs on, wherever it is installed.
     fs.writeFileSync(path.join(binDir, 'node'), '', { mode: 0o755 });
