@@ -5,6 +5,7 @@ import { CliError, processDeps } from './deps.js';
 import { registerLink } from './link.js';
 import { registerLogin } from './login.js';
 import { registerProject } from './project.js';
+import { registerSandbox } from './sandbox.js';
 import { registerServe } from './serve.js';
 import { registerSession } from './session/index.js';
 import { registerToken } from './token.js';
@@ -23,9 +24,13 @@ export function buildProgram(): Command {
   registerCr(program, deps);
   registerSession(program, deps);
   registerLink(program, deps);
+  registerSandbox(program);
   for (const command of program.commands) {
     command.exitOverride();
-    for (const sub of command.commands) sub.exitOverride();
+    for (const sub of command.commands) {
+      sub.exitOverride();
+      for (const leaf of sub.commands) leaf.exitOverride();
+    }
   }
   return program;
 }

@@ -9,6 +9,8 @@
 import { runChecked, runProcess } from '../../daemon/run-process.js';
 
 export const SANDBOX_RANGE = '10.213.0.0/16';
+/** The docker provider's network on an engine on this machine (docker-provider.ts). */
+export const DOCKER_SANDBOX_RANGE = '10.214.0.0/16';
 const SLOTS = 16_384;
 const CHAINS = [
   { table: 'filter', chain: 'SVC-SANDBOX-IN', from: 'INPUT' },
@@ -37,7 +39,8 @@ function addressesOf(slot: number): { hostAddress: string; sandboxAddress: strin
   return { hostAddress: `10.213.${third}.${fourth + 1}`, sandboxAddress: `10.213.${third}.${fourth + 2}` };
 }
 
-function isLoopback(hostname: string): boolean {
+/** Whether a URL's host names this machine's loopback, which a sandbox's own network does not share. */
+export function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '0.0.0.0' || hostname === '[::1]' || hostname.startsWith('127.');
 }
 
@@ -53,19 +56,26 @@ async function iptablesChecked(args: readonly string[]): Promise<void> {
   await runChecked('iptables', ['-w', '10', ...args], { timeoutMs: 30_000 });
 }
 
-let chainsReady: Promise<void> | undefined;
+let chainsMade: Promise<void> | undefined;
 
-function ensureChains(): Promise<void> {
-  chainsReady ??= (async () => {
-    for (const { table, chain, from } of CHAINS) {
-      await iptables(['-t', table, '-N', chain]);
-      if (!(await iptables(['-t', table, '-C', from, '-j', chain]))) await iptablesChecked(['-t', table, '-I', from, '1', '-j', chain]);
-    }
-  })().catch((error: unknown) => {
-    chainsReady = undefined;
-    throw error;
-  });
-  return chainsReady;
+/**
+ * svc's chains, and the jumps to them checked on every use: Docker rearranges FORWARD when it creates a
+ * network, which can drop a jump placed before it.
+ */
+async function ensureChains(): Promise<void> {
+  chainsMade ??= (async () => {
+    for (const { table, chain } of CHAINS) await iptables(['-t', table, '-N', chain]);
+  })();
+  await chainsMade;
+  for (const { table, chain, from } of CHAINS) {
+    // Docker inserts its own accepting rules at the top of FORWARD, but keeps DOCKER-USER before them.
+    const parent = from === 'FORWARD' && (await iptables(['-t', table, '-S', 'DOCKER-USER'])) ? 'DOCKER-USER' : from;
+    const jump = `-A ${parent} -j ${chain}`;
+    const rules = (await runProcess('iptables', ['-w', '10', '-t', table, '-S', parent])).stdout.split('\n').filter((rule) => rule.startsWith('-A '));
+    if (rules[0] === jump) continue;
+    for (const _ of rules.filter((rule) => rule === jump)) await iptables(['-t', table, '-D', parent, '-j', chain]);
+    await iptablesChecked(['-t', table, '-I', parent, '1', '-j', chain]);
+  }
 }
 
 export class SandboxNetwork {
@@ -138,6 +148,7 @@ export class SandboxNetwork {
     const forward = (args: string[]) => iptablesChecked(['-A', 'SVC-SANDBOX-FWD', ...args, ...tag]);
     await forward(['-i', hostLink, '-d', '169.254.0.0/16', '-j', 'DROP']);
     await forward(['-i', hostLink, '-d', SANDBOX_RANGE, '-j', 'DROP']);
+    await forward(['-i', hostLink, '-d', DOCKER_SANDBOX_RANGE, '-j', 'DROP']);
     await forward(['-o', hostLink, '-m', 'conntrack', '--ctstate', 'ESTABLISHED,RELATED', '-j', 'ACCEPT']);
     await forward(['-o', hostLink, '-j', 'DROP']);
     await forward(['-i', hostLink, '-j', 'ACCEPT']);
@@ -193,4 +204,47 @@ export class SandboxNetwork {
     }
     return [...sessions];
   }
+}
+
+const allowed = new Map<string, Promise<void>>();
+
+async function hasRule(table: string, chain: string, comment: string): Promise<boolean> {
+  const listed = await runProcess('iptables', ['-w', '10', '-t', table, '-S', chain]);
+  return listed.stdout.includes(comment);
+}
+
+/**
+ * The docker provider's network on this machine: its containers reach the host at `gateway`, on svc's
+ * `port` only (forwarded to loopback when svc listens there), and no link-local address nor bubblewrap
+ * sandbox. The rules stay while the host runs (they serve every container of the network); a rule per
+ * port lets several svc servers share one engine.
+ */
+export function allowHostPort(bridge: string, gateway: string, port: number, toLoopback: boolean): Promise<void> {
+  const key = `${bridge}:${port}:${toLoopback}`;
+  let done = allowed.get(key);
+  if (done) return done.then(ensureChains);
+  if (!done) {
+    done = (async () => {
+      await ensureChains();
+      const tag = (what: string) => ['-m', 'comment', '--comment', `svc-docker:${bridge}:${what}`];
+      if (!(await hasRule('filter', 'SVC-SANDBOX-IN', `svc-docker:${bridge}:drop`))) {
+        await iptablesChecked(['-A', 'SVC-SANDBOX-IN', '-i', bridge, '-j', 'DROP', ...tag('drop')]);
+        await iptablesChecked(['-I', 'SVC-SANDBOX-IN', '1', '-i', bridge, '-m', 'conntrack', '--ctstate', 'ESTABLISHED,RELATED', '-j', 'ACCEPT', ...tag('established')]);
+        await iptablesChecked(['-A', 'SVC-SANDBOX-FWD', '-i', bridge, '-d', '169.254.0.0/16', '-j', 'DROP', ...tag('link-local')]);
+        await iptablesChecked(['-A', 'SVC-SANDBOX-FWD', '-i', bridge, '-d', SANDBOX_RANGE, '-j', 'DROP', ...tag('bubblewrap')]);
+      }
+      if (!(await hasRule('filter', 'SVC-SANDBOX-IN', `svc-docker:${bridge}:${port}`))) {
+        await iptablesChecked(['-I', 'SVC-SANDBOX-IN', '1', '-i', bridge, '-p', 'tcp', '--dport', String(port), '-j', 'ACCEPT', ...tag(String(port))]);
+      }
+      if (toLoopback && !(await hasRule('nat', 'SVC-SANDBOX-PRE', `svc-docker:${bridge}:${port}`))) {
+        await runChecked('sysctl', ['-q', '-w', `net.ipv4.conf.${bridge}.route_localnet=1`]);
+        await iptablesChecked(['-t', 'nat', '-A', 'SVC-SANDBOX-PRE', '-i', bridge, '-d', gateway, '-p', 'tcp', '--dport', String(port), '-j', 'DNAT', '--to-destination', `127.0.0.1:${port}`, ...tag(String(port))]);
+      }
+    })().catch((error: unknown) => {
+      allowed.delete(key);
+      throw error;
+    });
+    allowed.set(key, done);
+  }
+  return done;
 }
