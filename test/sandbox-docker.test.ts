@@ -1,8 +1,9 @@
 /**
  * The sandbox conformance suite on the docker provider (the engine DOCKER_HOST names, the image the test
- * set-up built), with what the engine must not keep of a stopped or deleted sandbox.
+ * suite builds when svc's files changed), with what the engine must not keep of a stopped or deleted sandbox.
  */
 import { DockerEngine } from '../src/sessions/providers/docker-engine.js';
+import { buildSandboxImage } from '../src/sessions/providers/sandbox-image.js';
 import { sandboxConformance } from './support/sandbox-conformance.js';
 
 const engine = new DockerEngine();
@@ -18,4 +19,9 @@ async function hostTraces(_svc: unknown, sessionId: string): Promise<string[]> {
   ];
 }
 
-sandboxConformance({ provider: 'docker', hostTraces });
+async function setup(): Promise<void> {
+  const { tag, built } = await buildSandboxImage(engine, { log: (line) => process.stderr.write(`${line}\n`) });
+  if (built) process.stderr.write(`built ${tag}\n`);
+}
+
+sandboxConformance({ provider: 'docker', hostTraces, setup });

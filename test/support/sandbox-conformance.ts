@@ -17,6 +17,8 @@ import { startTestServer, testDialect, type TestServer } from './test-server.js'
 export interface ConformanceOptions {
   provider: 'process' | 'bubblewrap' | 'docker';
   env?: Record<string, string>;
+  /** Run before svc starts (the docker provider's image build: instant when the image is there). */
+  setup?: () => Promise<void>;
   /** What the host shows of a session's sandbox (namespaces, links, rules, containers); empty when none is left. */
   hostTraces?: (svc: TestServer, sessionId: string) => Promise<string[]>;
 }
@@ -89,6 +91,7 @@ export function sandboxConformance(options: ConformanceOptions): void {
   }
 
   beforeAll(async () => {
+    await options.setup?.();
     svc = await startTestServer({ env: { SVC_SANDBOX_PROVIDER: options.provider, SVC_MAX_SESSIONS: '3', ...options.env } });
     const created = await svc.request('POST', '/v1/projects', { body: { name: `Conformance ${options.provider} ${Date.now()}` } });
     project = created.body.project as Project;
@@ -107,7 +110,8 @@ export function sandboxConformance(options: ConformanceOptions): void {
     const [first, second] = [await create(), await create()];
     a = await until('A runs', first.id, (s) => s.status === 'running' && s.runtime_session_id !== null);
     b = await until('B runs', second.id, (s) => s.status === 'running' && s.runtime_session_id !== null);
-  }, 180_000);
+    // A first build of the docker image (debootstrap) takes minutes; later runs find it.
+  }, 900_000);
 
   afterAll(async () => {
     await svc?.close();
