@@ -40,6 +40,22 @@ interface Session {
 const CONNECT = (host: string, port: number) =>
   `node -e 'const s=require("net").connect(${port},"${host}");s.setTimeout(1500);s.on("connect",()=>{console.log("open");process.exit(0)});s.on("error",e=>{console.log("closed "+e.code);process.exit(0)});s.on("timeout",()=>{console.log("closed timeout");process.exit(0)})'`;
 
+/** The first commit of a project whose sessions are driven through the runtime's shell endpoint. */
+export async function pushStarterRepository(cloneUrl: string, token: string): Promise<void> {
+  const work = tempDir();
+  const url = new URL(cloneUrl);
+  url.username = 'x';
+  url.password = token;
+  git(['init', '-q', '-b', 'main', work]);
+  fs.mkdirSync(path.join(work, '.svc', 'runtime'), { recursive: true });
+  // The model is never asked: every command goes through the runtime's shell endpoint.
+  fs.writeFileSync(path.join(work, '.svc', 'runtime', 'opencode.json'), JSON.stringify(scriptedRuntimeConfig('http://127.0.0.1:9/v1'), null, 2));
+  fs.writeFileSync(path.join(work, 'README.md'), '# Conformance\n');
+  git(['add', '-A'], { cwd: work });
+  git(['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'Start'], { cwd: work });
+  await gitAsync(['push', '-q', url.toString(), 'HEAD:main'], { cwd: work });
+}
+
 export function sandboxConformance(options: ConformanceOptions): void {
   const isolates = options.provider !== 'process';
   let svc: TestServer;
@@ -95,18 +111,7 @@ export function sandboxConformance(options: ConformanceOptions): void {
     svc = await startTestServer({ env: { SVC_SANDBOX_PROVIDER: options.provider, SVC_MAX_SESSIONS: '3', ...options.env } });
     const created = await svc.request('POST', '/v1/projects', { body: { name: `Conformance ${options.provider} ${Date.now()}` } });
     project = created.body.project as Project;
-    const work = tempDir();
-    const url = new URL(project.clone_url);
-    url.username = 'x';
-    url.password = svc.adminToken;
-    git(['init', '-q', '-b', 'main', work]);
-    fs.mkdirSync(path.join(work, '.svc', 'runtime'), { recursive: true });
-    // The model is never asked: every command below goes through the runtime's shell endpoint.
-    fs.writeFileSync(path.join(work, '.svc', 'runtime', 'opencode.json'), JSON.stringify(scriptedRuntimeConfig('http://127.0.0.1:9/v1'), null, 2));
-    fs.writeFileSync(path.join(work, 'README.md'), '# Conformance\n');
-    git(['add', '-A'], { cwd: work });
-    git(['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'Start'], { cwd: work });
-    await gitAsync(['push', '-q', url.toString(), 'HEAD:main'], { cwd: work });
+    await pushStarterRepository(project.clone_url, svc.adminToken);
     const [first, second] = [await create(), await create()];
     a = await until('A runs', first.id, (s) => s.status === 'running' && s.runtime_session_id !== null);
     b = await until('B runs', second.id, (s) => s.status === 'running' && s.runtime_session_id !== null);
