@@ -6,6 +6,7 @@
  * first from INPUT, FORWARD, PREROUTING and POSTROUTING, each rule tagged with its sandbox so removing a
  * sandbox (or cleaning up after a crash) removes exactly its rules. Links carry the same tag as their alias.
  */
+import fs from 'node:fs';
 import { runChecked, runProcess } from '../../daemon/run-process.js';
 
 export const SANDBOX_RANGE = '10.213.0.0/16';
@@ -122,37 +123,41 @@ export class SandboxNetwork {
     };
   }
 
+  /** One `ip -batch` per namespace and one `iptables-restore`: a boot spawns three programs, not twenty. */
   private async configure(sessionId: string, link: SandboxLink, apiUrl: string): Promise<void> {
     const { namespace, hostLink, hostAddress, sandboxAddress, slot } = link;
-    const tag = ['-m', 'comment', '--comment', this.tag(sessionId)];
-    await ip(['link', 'set', hostLink, 'alias', this.tag(sessionId)]);
-    await ip(['addr', 'add', `${hostAddress}/30`, 'dev', hostLink]);
-    await ip(['link', 'set', hostLink, 'up']);
-    const inside = (args: string[]) => ip(['-n', namespace, ...args]);
-    await inside(['link', 'set', 'lo', 'up']);
-    await inside(['addr', 'add', `${sandboxAddress}/30`, 'dev', `svs${slot}`]);
-    await inside(['link', 'set', `svs${slot}`, 'up']);
-    await inside(['route', 'add', 'default', 'via', hostAddress]);
+    const tag = this.tag(sessionId);
+    await runChecked('ip', ['-batch', '-'], {
+      timeoutMs: 30_000,
+      stdin: [`link set ${hostLink} alias ${tag}`, `addr add ${hostAddress}/30 dev ${hostLink}`, `link set ${hostLink} up`].join('\n') + '\n',
+    });
+    await runChecked('ip', ['-n', namespace, '-batch', '-'], {
+      timeoutMs: 30_000,
+      stdin: ['link set lo up', `addr add ${sandboxAddress}/30 dev svs${slot}`, `link set svs${slot} up`, `route add default via ${hostAddress}`].join('\n') + '\n',
+    });
 
     const api = new URL(apiUrl);
     const port = api.port || (api.protocol === 'https:' ? '443' : '80');
+    const comment = `-m comment --comment ${tag}`;
+    const nat: string[] = [];
     if (isLoopback(api.hostname)) {
       // svc listens on loopback: the host end of the link is forwarded to it (which needs route_localnet).
-      await runChecked('sysctl', ['-q', '-w', `net.ipv4.conf.${hostLink}.route_localnet=1`]);
-      await iptablesChecked(['-t', 'nat', '-A', 'SVC-SANDBOX-PRE', '-i', hostLink, '-d', hostAddress, '-p', 'tcp', '--dport', port, '-j', 'DNAT', '--to-destination', `127.0.0.1:${port}`, ...tag]);
+      fs.writeFileSync(`/proc/sys/net/ipv4/conf/${hostLink}/route_localnet`, '1');
+      nat.push(`-A SVC-SANDBOX-PRE -i ${hostLink} -d ${hostAddress} -p tcp --dport ${port} -j DNAT --to-destination 127.0.0.1:${port} ${comment}`);
     }
-    const input = (args: string[]) => iptablesChecked(['-A', 'SVC-SANDBOX-IN', '-i', hostLink, ...args, ...tag]);
-    await input(['-m', 'conntrack', '--ctstate', 'ESTABLISHED,RELATED', '-j', 'ACCEPT']);
-    await input(['-p', 'tcp', '--dport', port, '-j', 'ACCEPT']);
-    await input(['-j', 'DROP']);
-    const forward = (args: string[]) => iptablesChecked(['-A', 'SVC-SANDBOX-FWD', ...args, ...tag]);
-    await forward(['-i', hostLink, '-d', '169.254.0.0/16', '-j', 'DROP']);
-    await forward(['-i', hostLink, '-d', SANDBOX_RANGE, '-j', 'DROP']);
-    await forward(['-i', hostLink, '-d', DOCKER_SANDBOX_RANGE, '-j', 'DROP']);
-    await forward(['-o', hostLink, '-m', 'conntrack', '--ctstate', 'ESTABLISHED,RELATED', '-j', 'ACCEPT']);
-    await forward(['-o', hostLink, '-j', 'DROP']);
-    await forward(['-i', hostLink, '-j', 'ACCEPT']);
-    await iptablesChecked(['-t', 'nat', '-A', 'SVC-SANDBOX-POST', '-s', `${sandboxAddress}/32`, '!', '-o', hostLink, '-j', 'MASQUERADE', ...tag]);
+    nat.push(`-A SVC-SANDBOX-POST -s ${sandboxAddress}/32 ! -o ${hostLink} -j MASQUERADE ${comment}`);
+    const filter = [
+      `-A SVC-SANDBOX-IN -i ${hostLink} -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT ${comment}`,
+      `-A SVC-SANDBOX-IN -i ${hostLink} -p tcp --dport ${port} -j ACCEPT ${comment}`,
+      `-A SVC-SANDBOX-IN -i ${hostLink} -j DROP ${comment}`,
+      `-A SVC-SANDBOX-FWD -i ${hostLink} -d 169.254.0.0/16 -j DROP ${comment}`,
+      `-A SVC-SANDBOX-FWD -i ${hostLink} -d ${SANDBOX_RANGE} -j DROP ${comment}`,
+      `-A SVC-SANDBOX-FWD -i ${hostLink} -d ${DOCKER_SANDBOX_RANGE} -j DROP ${comment}`,
+      `-A SVC-SANDBOX-FWD -o ${hostLink} -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT ${comment}`,
+      `-A SVC-SANDBOX-FWD -o ${hostLink} -j DROP ${comment}`,
+      `-A SVC-SANDBOX-FWD -i ${hostLink} -j ACCEPT ${comment}`,
+    ];
+    await runChecked('iptables-restore', ['-w', '10', '--noflush'], { timeoutMs: 30_000, stdin: ['*filter', ...filter, 'COMMIT', '*nat', ...nat, 'COMMIT', ''].join('\n') });
   }
 
   /** Removes the namespace, the link and every rule of one sandbox; nothing left is not an error. */
