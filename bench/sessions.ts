@@ -1,10 +1,11 @@
 /**
- * Sessions on the process provider: create → running (the sandbox's daemon answers), the agent runtime
- * ready (its root session reported), resume → running, and the daemon's memory. The floor is what two
- * Node processes cost to start on this machine (svc-entrypoint and svc-agent are two), measured here.
- * Then, with the real runtime driven by the scripted model: requests and the event stream through
- * API → daemon → runtime beside the same straight to the runtime's port, and 20 sessions each doing a
- * scripted turn at once.
+ * Sessions per sandbox provider: create → running (the sandbox's daemon answers), the agent runtime
+ * ready (its root session reported), resume → running, and (process provider) the daemon's memory. The
+ * floor is what two Node processes cost to start on this machine (svc-entrypoint and svc-agent are two),
+ * measured here. A provider that cannot run on this machine is reported with the reason svc gives.
+ * Then, on the process provider with the real runtime driven by the scripted model: requests and the event
+ * stream through API → daemon → runtime beside the same straight to the runtime's port, and 20 sessions each
+ * doing a scripted turn at once.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -45,6 +46,7 @@ function rssMb(pid: number): number | null {
 
 /** The svc-agent process of a sandbox: the entrypoint's child running svc-agent.js. */
 function daemonPid(dataDir: string, sessionId: string): number | null {
+  if (!fs.existsSync(path.join(dataDir, 'sandboxes', sessionId, 'sandbox.json'))) return null;
   const file = JSON.parse(fs.readFileSync(path.join(dataDir, 'sandboxes', sessionId, 'sandbox.json'), 'utf8')) as { pid: number };
   try {
     const children = fs.readFileSync(`/proc/${file.pid}/task/${file.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
@@ -186,7 +188,23 @@ async function concurrentTurns(server: BenchServer, base: string, count: number)
 }
 
 export async function runSessionsBench(): Promise<Record<string, unknown>> {
-  const lifecycle = await lifecycleFigures();
+  const floor = nodeStartMs();
+  const providers: Record<string, unknown> = {};
+  for (const provider of ['process', 'bubblewrap', 'docker'] as const) {
+    providers[provider] = await benchProvider(provider).catch((error: Error) => ({ unavailable: error.message.split('\n').find((line) => line.startsWith('svc:')) ?? error.message.slice(0, 300) }));
+  }
+  const runtime = await runtimeFigures();
+  return {
+    providers,
+    floorTwoNodeStartsMs: round(2 * floor),
+    targets: { process: { createToRunningMs: 300, resumeToRunningMs: 300, daemonRssMb: 60 }, bubblewrap: { createToRunningMs: 300, resumeToRunningMs: 300 }, docker: { createToRunningMs: 1500, resumeToRunningMs: 1500 } },
+    runs: RUNS,
+    ...runtime,
+  };
+}
+
+/** The proxy and 20 concurrent scripted turns, on the process provider with the real runtime. */
+async function runtimeFigures(): Promise<Record<string, unknown>> {
   // Each session's turn: a shell command, then (once the tool's result is in the conversation) text.
   const model = await startScriptedModel([], {
     respond: (body) => (body.messages?.at(-1)?.role === 'tool' ? { text: 'Done.' } : { tool: 'bash', input: { command: 'echo done > turn.txt', description: 'Write turn.txt' } }),
@@ -204,15 +222,15 @@ export async function runSessionsBench(): Promise<Record<string, unknown>> {
     })();
     await api(server, 'DELETE', `${base}/${session.id}`);
     const concurrent = await concurrentTurns(server, base, 20);
-    return { ...lifecycle, daemonRssAfterProxyLoadMb: busyRss, proxy, concurrentTurns: concurrent };
+    return { daemonRssAfterProxyLoadMb: busyRss, proxy, concurrentTurns: concurrent };
   } finally {
     await server.stop();
     await model.close();
   }
 }
 
-async function lifecycleFigures(): Promise<Record<string, unknown>> {
-  const server = await startBenchServer({ SVC_MAX_SESSIONS: '100' });
+async function benchProvider(provider: 'process' | 'bubblewrap' | 'docker'): Promise<Record<string, unknown>> {
+  const server = await startBenchServer({ SVC_MAX_SESSIONS: '100', SVC_SANDBOX_PROVIDER: provider });
   try {
     const projectId = await projectWithCommit(server);
     const base = `/v1/projects/${projectId}/sessions`;
@@ -227,7 +245,7 @@ async function lifecycleFigures(): Promise<Record<string, unknown>> {
       create.push(performance.now() - start);
       await until(server, `${base}/${session.id}`, (s) => s.runtime_session_id !== null);
       ready.push(performance.now() - start);
-      const pid = daemonPid(server.dataDir, session.id);
+      const pid = provider === 'process' ? daemonPid(server.dataDir, session.id) : null;
       const rss = pid === null ? null : rssMb(pid);
       if (rss !== null) daemonRss.push(rss);
       await api(server, 'POST', `${base}/${session.id}/stop`);
@@ -237,16 +255,11 @@ async function lifecycleFigures(): Promise<Record<string, unknown>> {
       resume.push(performance.now() - resumedAt);
       await api(server, 'DELETE', `${base}/${session.id}`);
     }
-    const floor = nodeStartMs();
     return {
-      provider: 'process',
       createToRunningMs: round(median(create)),
       runtimeReadyMs: round(median(ready)),
       resumeToRunningMs: round(median(resume)),
       daemonRssMb: daemonRss.length ? round(median(daemonRss), 1) : null,
-      floorTwoNodeStartsMs: round(2 * floor),
-      targets: { createToRunningMs: 300, resumeToRunningMs: 300, daemonRssMb: 60 },
-      runs: RUNS,
     };
   } finally {
     await server.stop();

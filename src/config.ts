@@ -82,6 +82,11 @@ export interface SessionsConfig {
   secretKey: string | undefined;
   /** The agent runtime's command inside process sandboxes (default: the one svc ships). */
   runtimeCommand: string | undefined;
+  /** The docker provider's image; by default the one `svc sandbox image build` makes of this svc. */
+  image: string | undefined;
+  /** Memory and CPUs of each docker sandbox. */
+  memoryMb: number;
+  cpus: number;
 }
 
 /** Triggers (contract §7). */
@@ -142,6 +147,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
       bootTimeoutMs: parseCount('SVC_SANDBOX_BOOT_TIMEOUT_MS', env.SVC_SANDBOX_BOOT_TIMEOUT_MS, 100, 3_600_000) ?? 60_000,
       secretKey: env.SVC_SECRET_KEY || undefined,
       runtimeCommand: env.SVC_RUNTIME_COMMAND || undefined,
+      image: env.SVC_SANDBOX_IMAGE || undefined,
+      memoryMb: parseCount('SVC_SANDBOX_MEMORY_MB', env.SVC_SANDBOX_MEMORY_MB, 64, 1_048_576) ?? 2048,
+      cpus: parseCount('SVC_SANDBOX_CPUS', env.SVC_SANDBOX_CPUS, 1, 256) ?? 2,
     },
     triggers: {
       schedulerIntervalMs: parseCount('SVC_TRIGGER_SCHEDULER_INTERVAL_MS', env.SVC_TRIGGER_SCHEDULER_INTERVAL_MS, 50, 3_600_000) ?? 60_000,

@@ -8,6 +8,7 @@ import { CliError, processDeps } from './deps.js';
 import { registerLink } from './link.js';
 import { registerLogin } from './login.js';
 import { registerProject } from './project.js';
+import { registerSandbox } from './sandbox.js';
 import { registerSecret } from './secret.js';
 import { registerServe } from './serve.js';
 import { registerSession } from './session/index.js';
@@ -35,9 +36,13 @@ export function buildProgram(): Command {
   registerSession(program, deps);
   registerTrigger(program, deps);
   registerLink(program, deps);
+  registerSandbox(program);
   for (const command of program.commands) {
     command.exitOverride();
-    for (const sub of command.commands) sub.exitOverride();
+    for (const sub of command.commands) {
+      sub.exitOverride();
+      for (const leaf of sub.commands) leaf.exitOverride();
+    }
   }
   return program;
 }

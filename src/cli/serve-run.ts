@@ -4,6 +4,7 @@ import { loadConfig, type Config } from '../config.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 import { isClusterWorker, startClusterPrimary, startClusterWorker } from '../server/cluster.js';
 import { startServer } from '../server/start.js';
+import { SandboxUnavailableError } from '../sessions/providers/unavailable.js';
 import { CliError } from './deps.js';
 
 export interface ServeOptions {
@@ -15,6 +16,7 @@ export interface ServeOptions {
 
 /** What to do about a server that could not listen, in one line; null for failures that are not about listening. */
 function listenFailure(error: unknown, config: Config): CliError | null {
+  if (error instanceof SandboxUnavailableError) return new CliError(error.message);
   switch ((error as NodeJS.ErrnoException | null)?.code) {
     case 'EADDRINUSE':
       return new CliError(`port ${config.port} is already in use; pass --port N or stop the other server`);

@@ -35,8 +35,10 @@ export class Workspace {
     if (!this.hasRepository()) {
       if (!s.autoClone) return;
       if (!s.repoUrl) throw new Error('SVC_PROJECT_AUTO_CLONE is 1 but SVC_REPO_URL is empty, so there is nothing to clone.');
-      // Into a fresh sibling directory, then moved in: a half-finished clone never looks like a repository.
-      const staging = fs.mkdtempSync(path.join(path.dirname(s.workspace), `.${path.basename(s.workspace)}-clone-`));
+      // Into a fresh directory, then moved in: a half-finished clone never looks like a repository. It is
+      // inside the workspace because a container's workspace is a mount of its own (a rename cannot leave it).
+      for (const entry of fs.readdirSync(s.workspace)) if (entry.startsWith('.svc-clone-')) fs.rmSync(path.join(s.workspace, entry), { recursive: true, force: true });
+      const staging = fs.mkdtempSync(path.join(s.workspace, '.svc-clone-'));
       try {
         await runChecked('git', ['-c', `credential.helper=`, '-c', `credential.helper=${this.credentialHelper}`, 'clone', '--no-checkout', '--', s.repoUrl, staging], { env: gitEnv(), timeoutMs: 600_000 });
         for (const entry of fs.readdirSync(staging)) fs.renameSync(path.join(staging, entry), path.join(s.workspace, entry));

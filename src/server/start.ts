@@ -42,6 +42,7 @@ export async function prepareDatabase(config: Config): Promise<BootstrapResult> 
   // Start-up tasks publish nothing: no checker threads.
   const services = createServices(config, database, { checkerThreads: 0 });
   try {
+    await services.sessions.supervisor.provider.prepare();
     const boot = await bootstrap(services);
     await repairInterruptedMerges(services);
     return boot;
@@ -62,6 +63,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
   }
   try {
     const startupTasks = options.startupTasks ?? true;
+    if (startupTasks) await services.sessions.supervisor.provider.prepare();
     const boot = startupTasks ? await bootstrap(services) : { accountId: '', adminUserId: '', generatedToken: null, tokenFile: null };
     if (startupTasks) await repairInterruptedMerges(services);
     const loginThrottle = await LoginThrottle.open(database.driver);

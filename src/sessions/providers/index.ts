@@ -1,11 +1,15 @@
 import path from 'node:path';
 import type { Config } from '../../config.js';
+import { BubblewrapProvider } from './bubblewrap-provider.js';
+import { DockerProvider } from './docker-provider.js';
 import { ProcessProvider } from './process-provider.js';
 import type { SandboxProvider } from './provider.js';
 
-/** The configured provider, or a one-line reason it cannot run here (svc serve prints it and stops). */
+/** The configured provider; whether it can run here is checked by its prepare() when svc starts. */
 export function createSandboxProvider(config: Pick<Config, 'dataDir' | 'sessions'>): SandboxProvider {
-  const { provider, runtimeCommand } = config.sessions;
-  if (provider === 'process') return new ProcessProvider({ root: path.join(config.dataDir, 'sandboxes'), runtimeCommand });
-  throw new Error(`SVC_SANDBOX_PROVIDER=${provider} is not available in this version of svc; use SVC_SANDBOX_PROVIDER=process (the default).`);
+  const { provider, runtimeCommand, image, memoryMb, cpus } = config.sessions;
+  const root = path.join(config.dataDir, 'sandboxes');
+  if (provider === 'bubblewrap') return new BubblewrapProvider({ root });
+  if (provider === 'docker') return new DockerProvider({ root, image, memoryMb, cpus });
+  return new ProcessProvider({ root, runtimeCommand });
 }

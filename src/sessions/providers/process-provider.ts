@@ -11,12 +11,12 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../../package-root.js';
+import { alive, endProcessTree } from './host-processes.js';
 import type { SandboxProvider, SandboxStart, StartedSandbox } from './provider.js';
 
 const ENTRYPOINT = path.join(PACKAGE_ROOT, 'bin', 'svc-entrypoint.js');
 const SVC_BIN = path.join(PACKAGE_ROOT, 'bin', 'svc.js');
 const SHIPPED_RUNTIME = path.join(PACKAGE_ROOT, 'node_modules', '.bin', 'opencode');
-const STOP_GRACE_MS = 5_000;
 
 interface SandboxFile {
   pid: number;
@@ -42,48 +42,6 @@ async function freePort(): Promise<number> {
   });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Already gone.
-  }
-}
-
-/** Every descendant of a process, read from /proc (the runtime runs in a process group of its own). */
-function descendants(pid: number): number[] {
-  const found: number[] = [];
-  const queue = [pid];
-  while (queue.length > 0) {
-    const parent = queue.shift() as number;
-    let children: number[] = [];
-    try {
-      children = fs
-        .readFileSync(`/proc/${parent}/task/${parent}/children`, 'utf8')
-        .trim()
-        .split(/\s+/)
-        .filter(Boolean)
-        .map(Number);
-    } catch {
-      // Gone already, or no /proc (not Linux): the process group covers the rest.
-    }
-    for (const child of children) {
-      found.push(child);
-      queue.push(child);
-    }
-  }
-  return found;
-}
-
 export class ProcessProvider implements SandboxProvider {
   readonly name = 'process' as const;
   readonly isolates = false;
@@ -100,6 +58,10 @@ export class ProcessProvider implements SandboxProvider {
     } catch {
       return null;
     }
+  }
+
+  async prepare(): Promise<void> {
+    // Nothing to check: a process sandbox needs only Node, which runs svc.
   }
 
   async start(sandbox: SandboxStart): Promise<StartedSandbox> {
@@ -138,22 +100,7 @@ export class ProcessProvider implements SandboxProvider {
 
   async stop(sessionId: string): Promise<void> {
     const file = this.readFile(sessionId);
-    if (!file || !alive(file.pid)) return;
-    // Read before anything exits: a child whose parent is gone is re-parented and no longer found.
-    const tree = descendants(file.pid);
-    signalGroup(file.pid, 'SIGTERM');
-    const deadline = Date.now() + STOP_GRACE_MS;
-    while (alive(file.pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
-    // Whatever is left (a shell command that ignored SIGTERM, the runtime in its own process group) is ended.
-    signalGroup(file.pid, 'SIGKILL');
-    for (const pid of tree) {
-      signalGroup(pid, 'SIGKILL');
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    }
+    if (file) await endProcessTree(file.pid);
   }
 
   async remove(sessionId: string): Promise<void> {

@@ -23,6 +23,11 @@ export interface SandboxProvider {
   readonly name: 'process' | 'bubblewrap' | 'docker';
   /** Whether the sandboxes isolate the agent from the host; the process provider does not. */
   readonly isolates: boolean;
+  /**
+   * Run once when svc starts: throws SandboxUnavailableError (one line, with the fix) when the provider
+   * cannot work here, and removes what sandboxes that are no longer running left behind after a crash.
+   */
+  prepare(): Promise<void>;
   start(sandbox: SandboxStart): Promise<StartedSandbox>;
   stop(sessionId: string, ref: string): Promise<void>;
   remove(sessionId: string, ref: string | null): Promise<void>;

@@ -1,0 +1,151 @@
+/**
+ * The `docker` provider (contract §6): each sandbox is a container of the image `svc sandbox image build`
+ * made, created through the Docker Engine API (DOCKER_HOST honoured). Its root filesystem is read-only;
+ * `/workspace` and `/opt/svc/home` are volumes of its own, so stop keeps them and delete removes them.
+ * Containers get memory, CPU and process limits, no capabilities and no new privileges, and share one
+ * network of svc's on which they cannot reach each other. On an engine on this machine, svc adds rules
+ * so that the network reaches svc's port on the host and nothing else of it, nor link-local addresses.
+ *
+ * Resume creates the container again on its kept volumes: the environment of a boot (secrets, whether the
+ * first prompt was sent) is the one svc computes now, not the one of the first boot.
+ */
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { DAEMON_PORT } from '../environment.js';
+import { DockerEngine } from './docker-engine.js';
+import type { SandboxProvider, SandboxStart, StartedSandbox } from './provider.js';
+import { imageExists, sandboxImageTag } from './sandbox-image.js';
+import { allowHostPort, DOCKER_SANDBOX_RANGE, isLoopback } from './sandbox-network.js';
+import { SandboxUnavailableError } from './unavailable.js';
+
+const NETWORK = 'svc-sandboxes';
+const GATEWAY = '10.214.0.1';
+const STOP_GRACE_S = 5;
+
+export interface DockerProviderOptions {
+  root: string;
+  image: string | undefined;
+  memoryMb: number;
+  cpus: number;
+}
+
+export class DockerProvider implements SandboxProvider {
+  readonly name = 'docker' as const;
+  readonly isolates = true;
+  private readonly engine = new DockerEngine();
+  private readonly owner: string;
+  private image = '';
+
+  constructor(private readonly options: DockerProviderOptions) {
+    this.owner = createHash('sha256').update(path.resolve(options.root)).digest('hex').slice(0, 6);
+  }
+
+  private containerName(sessionId: string): string {
+    return `svc-${this.owner}-${sessionId}`;
+  }
+
+  private volumes(sessionId: string): { workspace: string; home: string } {
+    return { workspace: `${this.containerName(sessionId)}-workspace`, home: `${this.containerName(sessionId)}-home` };
+  }
+
+  async prepare(): Promise<void> {
+    const ping = await this.engine.request('GET', '/_ping', undefined, { timeoutMs: 5_000 }).catch(() => null);
+    if (!ping || ping.status !== 200) {
+      throw new SandboxUnavailableError(`SVC_SANDBOX_PROVIDER=docker cannot reach a Docker engine at ${this.engine.address}: start it (dockerd, or systemctl start docker) or point DOCKER_HOST at one.`);
+    }
+    this.image = this.options.image ?? sandboxImageTag();
+    if (!(await imageExists(this.engine, this.image))) {
+      throw new SandboxUnavailableError(`SVC_SANDBOX_PROVIDER=docker needs the sandbox image ${this.image}, which the engine at ${this.engine.address} does not have: run svc sandbox image build.`);
+    }
+    const network = await this.engine.request('GET', `/networks/${NETWORK}`);
+    if (network.status === 404) {
+      await this.engine.expect([201, 409], 'POST', '/networks/create', {
+        Name: NETWORK,
+        CheckDuplicate: true,
+        Driver: 'bridge',
+        IPAM: { Config: [{ Subnet: DOCKER_SANDBOX_RANGE, Gateway: GATEWAY }] },
+        // Containers on the network cannot reach each other.
+        Options: { 'com.docker.network.bridge.enable_icc': 'false', 'com.docker.network.bridge.name': 'svc-sandboxes' },
+        Labels: { 'svc.sandbox.network': '1' },
+      });
+    }
+  }
+
+  /** svc's URL as a container reaches it: an engine on this machine reaches a loopback svc through the network's gateway. */
+  private async routeToSvc(env: Record<string, string>): Promise<Record<string, string>> {
+    const apiUrl = env.SVC_API_URL;
+    if (!apiUrl || !this.engine.local) return env;
+    const api = new URL(apiUrl);
+    const port = Number(api.port || 80);
+    await allowHostPort('svc-sandboxes', GATEWAY, port, isLoopback(api.hostname));
+    if (!isLoopback(api.hostname)) return env;
+    const rewritten = { ...env };
+    for (const name of ['SVC_API_URL', 'SVC_REPO_URL']) {
+      const value = rewritten[name];
+      if (!value) continue;
+      const url = new URL(value);
+      if (url.host === api.host) {
+        url.hostname = GATEWAY;
+        rewritten[name] = value.endsWith('/') ? url.toString() : url.toString().replace(/\/$/, '');
+      }
+    }
+    return rewritten;
+  }
+
+  async start(sandbox: SandboxStart): Promise<StartedSandbox> {
+    const name = this.containerName(sandbox.sessionId);
+    const existing = await this.engine.request('GET', `/containers/${name}/json`);
+    if (existing.status === 200 && existing.body.State?.Running) return { ref: name, daemonUrl: this.daemonUrl(existing.body) };
+    if (existing.status === 200) await this.engine.expect([204, 404], 'DELETE', `/containers/${name}?force=1`);
+    const env = await this.routeToSvc({ ...sandbox.env, HOME: '/opt/svc/home' });
+    const volumes = this.volumes(sandbox.sessionId);
+    await this.engine.expect([201], 'POST', `/containers/create?name=${name}`, {
+      Image: this.image,
+      Hostname: 'sandbox',
+      Env: Object.entries(env).map(([key, value]) => `${key}=${value}`),
+      ExposedPorts: { [`${DAEMON_PORT}/tcp`]: {} },
+      Labels: { 'svc.sandbox.owner': this.owner, 'svc.session': sandbox.sessionId },
+      HostConfig: {
+        NetworkMode: NETWORK,
+        Init: true,
+        ReadonlyRootfs: true,
+        Tmpfs: { '/tmp': 'rw,nosuid,size=512m', '/run': 'rw,nosuid,size=16m' },
+        Mounts: [
+          { Type: 'volume', Source: volumes.workspace, Target: '/workspace' },
+          { Type: 'volume', Source: volumes.home, Target: '/opt/svc/home' },
+        ],
+        Memory: this.options.memoryMb * 1024 * 1024,
+        NanoCpus: Math.round(this.options.cpus * 1e9),
+        PidsLimit: 4096,
+        CapDrop: ['ALL'],
+        SecurityOpt: ['no-new-privileges'],
+        // A remote engine's containers are reached through a published port; a local one's directly.
+        PortBindings: this.engine.local ? {} : { [`${DAEMON_PORT}/tcp`]: [{ HostPort: '' }] },
+      },
+    });
+    await this.engine.expect([204, 304], 'POST', `/containers/${name}/start`);
+    const inspected = await this.engine.expect([200], 'GET', `/containers/${name}/json`);
+    return { ref: name, daemonUrl: this.daemonUrl(inspected.body) };
+  }
+
+  private daemonUrl(container: { NetworkSettings?: { Networks?: Record<string, { IPAddress?: string }>; Ports?: Record<string, Array<{ HostPort: string }> | null> } }): string {
+    if (this.engine.local) return `http://${container.NetworkSettings?.Networks?.[NETWORK]?.IPAddress ?? ''}:${DAEMON_PORT}`;
+    const port = container.NetworkSettings?.Ports?.[`${DAEMON_PORT}/tcp`]?.[0]?.HostPort ?? '';
+    return `http://${this.engine.host}:${port}`;
+  }
+
+  async stop(sessionId: string): Promise<void> {
+    await this.engine.expect([204, 304, 404], 'POST', `/containers/${this.containerName(sessionId)}/stop?t=${STOP_GRACE_S}`, undefined, { timeoutMs: (STOP_GRACE_S + 30) * 1000 });
+  }
+
+  async remove(sessionId: string): Promise<void> {
+    await this.engine.expect([204, 404], 'DELETE', `/containers/${this.containerName(sessionId)}?force=1&v=1`);
+    for (const volume of Object.values(this.volumes(sessionId))) await this.engine.expect([204, 404], 'DELETE', `/volumes/${volume}?force=1`);
+  }
+
+  async isAlive(sessionId: string): Promise<boolean> {
+    const inspected = await this.engine.request('GET', `/containers/${this.containerName(sessionId)}/json`).catch(() => null);
+    return inspected?.status === 200 && inspected.body.State?.Running === true;
+  }
+}
+
