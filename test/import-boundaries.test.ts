@@ -74,6 +74,9 @@ const PACKAGE_HOMES: Record<string, (file: string) => boolean> = {
 const KNOWN_CROSSINGS: Record<string, string> = {
   'src/cli/serve-run.ts -> src/server/cluster.ts': '`svc serve` starts the server: it is loaded only by that verb (a dynamic import), never by the other verbs',
   'src/cli/serve-run.ts -> src/server/start.ts': '`svc serve`, as above',
+  'src/cli/serve-run.ts -> src/sessions/providers/unavailable.ts': '`svc serve` tells an unavailable sandbox provider (one line with the fix) from other start-up failures by its error class, which imports nothing',
+  'src/cli/sandbox.ts -> src/sessions/providers/docker-engine.ts': '`svc sandbox image build` is an operator command that drives the Docker engine like svc serve does; loaded only by that verb (a dynamic import)',
+  'src/cli/sandbox.ts -> src/sessions/providers/sandbox-image.ts': '`svc sandbox image build`, as above',
   'src/cli/token.ts -> src/accounts/capabilities.ts': 'the capability names for `svc token create --help`; a constant list, to move to src/shared with the wire types',
 };
 

@@ -8,7 +8,7 @@ import { ApiClient } from './api-client.js';
 import { createDaemonServer } from './daemon-server.js';
 import { credentialHelperCommand, gitCredential } from './git-credential.js';
 import { LeaseKeeper } from './lease-keeper.js';
-import { killDescendants } from './process-tree.js';
+import { killDescendants } from '../shared/process-tree.js';
 import { RootSession } from './root-session.js';
 import { RuntimeProcess } from './runtime-process.js';
 import { readSettings } from './settings.js';

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { runChecked, runProcess } from './run-process.js';
+import { runChecked, runProcess } from '../shared/run-process.js';
 import type { DaemonSettings } from './settings.js';
 
 export interface WorkspaceInfo {

@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { runProcess } from '../../daemon/run-process.js';
+import { runProcess } from '../../shared/run-process.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import { DAEMON_PORT } from '../environment.js';
 import { alive, endProcessTree } from './host-processes.js';

@@ -3,7 +3,7 @@
  * started. Children may leave the leader's process group (the runtime makes one of its own), so the tree
  * is read from /proc before anything is signalled: a child whose parent is gone is re-parented and lost.
  */
-import { descendants } from '../../daemon/process-tree.js';
+import { descendants } from '../../shared/process-tree.js';
 
 const STOP_GRACE_MS = 5_000;
 

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runChecked } from '../../daemon/run-process.js';
+import { runChecked } from '../../shared/run-process.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import type { DockerEngine } from './docker-engine.js';
 

@@ -7,7 +7,7 @@
  * sandbox (or cleaning up after a crash) removes exactly its rules. Links carry the same tag as their alias.
  */
 import fs from 'node:fs';
-import { runChecked, runProcess } from '../../daemon/run-process.js';
+import { runChecked, runProcess } from '../../shared/run-process.js';
 
 export const SANDBOX_RANGE = '10.213.0.0/16';
 /** The docker provider's network on an engine on this machine (docker-provider.ts). */
