@@ -16,12 +16,18 @@ const SLOT_FREEING_STATUSES = new Set(['stopped', 'failed', 'completed']);
 export function wireTriggers(services: Services, tasks: TaskRunner, onError: (error: unknown, what: string) => void): () => Promise<void> {
   let starting: Promise<void> = Promise.resolve();
   let closed = false;
+  // Re-reads under way: a closing server waits for them, so none runs on a database already closed.
+  const rereading = new Set<Promise<void>>();
   const unsubscribe = [
     services.events.on('project.branch-moved', ({ projectId }) => {
-      void (async () => {
+      if (closed) return;
+      const reread = (async () => {
         const project = await services.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirst();
         if (project) await syncProjectTriggers(services, project);
-      })().catch((error: unknown) => onError(error, `reading the triggers of project ${projectId}`));
+      })()
+        .catch((error: unknown) => onError(error, `reading the triggers of project ${projectId}`))
+        .finally(() => rereading.delete(reread));
+      rereading.add(reread);
     }),
     services.events.on('triggers.changed', () => tasks.wake(TRIGGER_SCHEDULER_TASK)),
     services.events.on('triggers.fired', ({ fireIds }) => {
@@ -35,6 +41,6 @@ export function wireTriggers(services: Services, tasks: TaskRunner, onError: (er
   return async () => {
     closed = true;
     for (const off of unsubscribe) off();
-    await starting;
+    await Promise.all([starting, ...rereading]);
   };
 }
