@@ -318,7 +318,8 @@ describe(`dashboard pages on ${testDialect}`, () => {
   });
 
   it('isolates bidi overrides so they cannot reorder the page', async () => {
-    const response = await get('/d/hostile-5');
+    await publish(hostileSpec('bidi-override', XSS_PAYLOADS[5], 'javascript:alert(1)'));
+    const response = await get('/d/bidi-override');
     expect(response.text).toContain('<bdi>\u202Egnp.exe\u202C &lt;b onmouseover=alert(1)&gt;rtl&lt;/b&gt;</bdi>');
   });
 
