@@ -7,7 +7,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Clone, projectWithClone, removeTempDirs, type TestProject } from './support/change-request-fixtures.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
-import { axeAcross, openPage, signedInBrowser } from './support/web-app-browser.js';
+import { axeAcross, closeBrowserAndServer, openPage, signedInBrowser } from './support/web-app-browser.js';
 
 let svc: TestServer;
 let browser: Browser;
@@ -39,8 +39,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await svc?.close();
+  await closeBrowserAndServer(browser, svc);
   removeTempDirs();
 });
 

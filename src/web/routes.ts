@@ -14,6 +14,7 @@ import { changeRequestPageRoutes } from './app/change-request-pages.js';
 import { projectsPageRoutes } from './app/projects-pages.js';
 import { sessionPageRoutes } from './app/session-pages.js';
 import { settingsPageRoutes } from './app/settings-pages.js';
+import { triggerPageRoutes } from './app/trigger-pages.js';
 import { assetRoutes } from './assets.js';
 import { dashboardPageRoutes } from './dashboards-pages.js';
 import type { PageRenderer } from './page-renderer.js';
@@ -50,5 +51,6 @@ export async function webRoutes(scope: FastifyInstance, services: Services, rend
   projectsPageRoutes(scope, services);
   changeRequestPageRoutes(scope, services);
   sessionPageRoutes(scope, services);
+  triggerPageRoutes(scope, services);
   settingsPageRoutes(scope, services);
 }

@@ -100,3 +100,9 @@ export async function axeAcross(browser: Browser, svc: TestServer, cookie: strin
 export async function signedInBrowser(svc: TestServer): Promise<{ browser: Browser; cookie: string }> {
   return { cookie: await signInCookie(svc, svc.adminToken), browser: await launchChromium() };
 }
+
+/** A browser test file's teardown: Chromium first (its pages talk to the server), then the server. */
+export async function closeBrowserAndServer(browser: Browser | undefined, svc: TestServer | undefined): Promise<void> {
+  await browser?.close();
+  await svc?.close();
+}

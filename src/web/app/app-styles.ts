@@ -59,6 +59,8 @@ div.preview ul{margin:0 0 6px;padding-left:20px}
 .form-line label{font-size:13px;font-weight:600}
 .form-grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,220px),1fr));gap:0 14px}
 .stack-form{margin-top:14px;padding-top:14px;border-top:1px solid var(--border)}
+.fire-now label{display:block;font-size:13px;font-weight:600;margin:0 0 6px}
+.subhead{font-size:12.5px;font-weight:650;text-transform:uppercase;letter-spacing:.06em;color:var(--ink-3);margin:4px 0 2px}
 .checks{border:0;padding:0;margin:0 0 12px;display:flex;flex-wrap:wrap;gap:6px 16px}
 .checks legend{font-size:13px;font-weight:600;margin:0 0 6px;padding:0}
 .check{display:inline-flex;align-items:center;gap:6px;font-size:13px}

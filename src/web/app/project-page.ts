@@ -28,16 +28,14 @@ export interface ProjectView {
   csrf: string;
 }
 
-export type ProjectTab = 'overview' | 'change-requests' | 'sessions' | 'settings';
+export type ProjectTab = 'overview' | 'change-requests' | 'sessions' | 'triggers' | 'settings';
 
-/**
- * The project's tabs, in order. Triggers (issue 22) take their place between Sessions and Settings:
- * `{ tab: 'triggers', label: 'Triggers', path: '/triggers' }`.
- */
+/** The project's tabs, in order. */
 const TABS: ReadonlyArray<{ tab: ProjectTab; label: string; path: string }> = [
   { tab: 'overview', label: 'Overview', path: '' },
   { tab: 'change-requests', label: 'Change requests', path: '/change-requests' },
   { tab: 'sessions', label: 'Sessions', path: '/sessions' },
+  { tab: 'triggers', label: 'Triggers', path: '/triggers' },
   { tab: 'settings', label: 'Settings', path: '/settings' },
 ];
 

@@ -11,6 +11,7 @@ import { listSessions } from '../../sessions/list-sessions.js';
 import type { SessionRow } from '../../sessions/session-row.js';
 import { renderPage } from '../layout.js';
 import { sendPage } from '../send-page.js';
+import { triggerOverviewRows, triggersPath } from './trigger-pages.js';
 import { loadProjectView, pageActor, projectPath, renderProjectPage, statusBadge, type ProjectView } from './project-page.js';
 
 const RECENT = 8;
@@ -64,9 +65,10 @@ export function sessionListRow(view: ProjectView, session: SessionRow): string {
 }
 
 async function renderOverview(view: ProjectView): Promise<string> {
-  const [crs, sessions, dashboards] = await Promise.all([
+  const [crs, sessions, triggers, dashboards] = await Promise.all([
     listChangeRequests(view.ctx, { projectId: view.project.id, status: 'open' }),
     listSessions(view.ctx, { projectId: view.project.id }),
+    triggerOverviewRows(view, RECENT),
     view.ctx.db
       .selectFrom('dashboards')
       .select(['slug', 'title', 'updated_at'])
@@ -83,7 +85,7 @@ async function renderOverview(view: ProjectView): Promise<string> {
   const panels = [
     overviewList('Open change requests', projectPath(view.project, '/change-requests'), crs.slice(0, RECENT).map((cr) => changeRequestRow(view, cr)), 'No change request is open.'),
     overviewList('Running sessions', projectPath(view.project, '/sessions'), live.slice(0, RECENT).map((session) => sessionListRow(view, session)), 'No session is running.'),
-    // Triggers with their next fire (issue 22) go here, as a panel like these.
+    overviewList('Triggers', triggersPath(view), triggers, 'The manifest on the default branch declares no trigger.'),
     overviewList(
       'Recent dashboards',
       '/d',

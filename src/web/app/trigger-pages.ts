@@ -1,0 +1,174 @@
+/**
+ * Triggers for people: every trigger of the manifest on the default branch with its type, schedule (the
+ * cron expression and the zone it is read in, or the one-off instant), next and last fire, its recent fires
+ * with the sessions they started, the manifest's entries that could not be read, and Fire now with an
+ * optional message. The page calls the same operations as the API (listing, fires, fire-now), so the same
+ * rules hold: Fire now shows only to a reader holding triggers.fire, and the operation refuses anyone else.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Services } from '../../context.js';
+import { escapeAttr, escapeHtml } from '../../dashboards/render/escape.js';
+import { timeElement } from '../../dashboards/render/render-dashboard.js';
+import { AppError } from '../../errors.js';
+import { fireTrigger } from '../../triggers/fire-trigger.js';
+import { listFires, listTriggers } from '../../triggers/list-triggers.js';
+import { presentFire, presentTrigger, presentTriggerError } from '../../triggers/presenters.js';
+import { startAfterAnswer } from '../../triggers/routes.js';
+import { sendPage } from '../send-page.js';
+import { csrfField, requireFormToken } from './csrf.js';
+import { sessionLink } from './projects-pages.js';
+import { LONG_TEXT_FORM_LIMIT, can, formField, isShownWhereActed, loadProjectView, pageActor, projectPath, renderActionError, renderProjectPage, statusBadge, type ProjectView } from './project-page.js';
+
+/** Fires listed under each trigger; the API's fires route lists up to 30 days of them. */
+const RECENT_FIRES = 5;
+
+type Trigger = ReturnType<typeof presentTrigger>;
+type Fire = ReturnType<typeof presentFire>;
+
+interface FireFailure {
+  slug: string;
+  error: AppError;
+  message: string;
+}
+
+export function triggersPath(view: Pick<ProjectView, 'project'>, rest = ''): string {
+  return projectPath(view.project, `/triggers${rest}`);
+}
+
+function triggerAnchor(slug: string): string {
+  return `trigger-${slug}`;
+}
+
+/** An instant as the trigger's zone reads it, e.g. "Mon 1 Dec 2026, 09:00 CET". */
+function inZone(iso: string, timezone: string): string {
+  return new Intl.DateTimeFormat('en-GB', { timeZone: timezone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' }).format(new Date(iso));
+}
+
+/** The schedule as written, and the zone the expression is read in. */
+export function scheduleText(trigger: Trigger): string {
+  if (trigger.type === 'webhook') return 'On each signed webhook delivery';
+  const zone = trigger.timezone ?? 'UTC';
+  if (trigger.run_at !== null) return `Once, at ${inZone(trigger.run_at, zone)} (${zone})`;
+  return `Cron ${trigger.cron ?? ''} in ${zone}`;
+}
+
+function scheduleHtml(trigger: Trigger): string {
+  if (trigger.type === 'webhook' || trigger.run_at !== null) return escapeHtml(scheduleText(trigger));
+  // Six fields (seconds first) or five, read in the zone; the next fire below says when that is.
+  return `<code>${escapeHtml(trigger.cron ?? '')}</code> in <strong>${escapeHtml(trigger.timezone ?? 'UTC')}</strong>`;
+}
+
+/** When the trigger fires next, in words: relative to now, and as its zone reads it. */
+export function nextFireHtml(trigger: Trigger): string {
+  if (!trigger.enabled) return 'Never (disabled in the manifest)';
+  if (trigger.next_fire_at === null) return trigger.type === 'webhook' ? 'When a delivery arrives' : 'Not again (already fired)';
+  const zone = trigger.timezone ?? 'UTC';
+  return `${timeElement(trigger.next_fire_at)} <span class="muted">(${escapeHtml(inZone(trigger.next_fire_at, zone))})</span>`;
+}
+
+function fireRow(view: ProjectView, fire: Fire): string {
+  const session = fire.session_id
+    ? `<a href="${escapeAttr(sessionLink(view, fire.session_id))}">session <code>${escapeHtml(fire.session_id.slice(0, 8))}</code></a>`
+    : '<span class="muted">no session</span>';
+  const notes = [fire.reason, fire.fallback ? `fallback: ${fire.fallback}` : null].filter((note): note is string => Boolean(note));
+  return (
+    `<li class="row fire"><div class="row-main"><span class="row-title">${escapeHtml(fire.source)} · ${session}</span>` +
+    `<span class="row-sub">${timeElement(fire.fired_at)}${notes.map((note) => ` · ${escapeHtml(note)}`).join('')}</span></div>${statusBadge(fire.status)}</li>`
+  );
+}
+
+function fireForm(view: ProjectView, trigger: Trigger, failure: FireFailure | undefined): string {
+  const mine = failure?.slug === trigger.slug ? failure : undefined;
+  // A refusal is shown where the reader acted even when the page offers them no form.
+  if (!can(view, 'triggers.fire') || !trigger.enabled) return mine ? renderActionError(mine.error.message) : '';
+  const field = `fire-message-${trigger.slug}`;
+  return (
+    `<form method="post" action="${escapeAttr(triggersPath(view, `/${encodeURIComponent(trigger.slug)}/fire`))}" class="fire-now stack-form">${csrfField(view.csrf)}` +
+    `${mine ? renderActionError(mine.error.message) : ''}<label for="${escapeAttr(field)}">Message <span class="muted">(optional, given to the prompt as message.text)</span></label>` +
+    `<textarea class="input textarea" id="${escapeAttr(field)}" name="message" rows="2">${escapeHtml(mine?.message ?? '')}</textarea>` +
+    `<button class="btn btn-go" type="submit">Fire now</button></form>`
+  );
+}
+
+function renderTrigger(view: ProjectView, trigger: Trigger, fires: Fire[], failure: FireFailure | undefined): string {
+  const title = trigger.name !== trigger.slug ? `${escapeHtml(trigger.name)} <code>${escapeHtml(trigger.slug)}</code>` : `<code>${escapeHtml(trigger.slug)}</code>`;
+  const facts =
+    `<dl class="facts"><div><dt>Schedule</dt><dd>${scheduleHtml(trigger)}</dd></div>` +
+    `<div><dt>Next fire</dt><dd>${nextFireHtml(trigger)}</dd></div>` +
+    `<div><dt>Last fire</dt><dd>${trigger.last_fired_at ? timeElement(trigger.last_fired_at) : 'Never'}</dd></div>` +
+    `<div><dt>Session</dt><dd>${escapeHtml(trigger.session_mode)}${trigger.session_id ? ` <a href="${escapeAttr(sessionLink(view, trigger.session_id))}"><code>${escapeHtml(trigger.session_id.slice(0, 8))}</code></a>` : ''}</dd></div>` +
+    `<div><dt>Agent</dt><dd>${escapeHtml(trigger.agent)}${trigger.model ? ` (${escapeHtml(trigger.model)})` : ''}</dd></div></dl>`;
+  const webhook =
+    trigger.type === 'webhook'
+      ? `<p class="hint">Deliveries go to <code>${escapeHtml(`/v1/webhooks/projects/${view.project.id}/${trigger.slug}`)}</code>, signed with the trigger's secret.</p>`
+      : '';
+  const recent = fires.length > 0 ? `<ul class="rows">${fires.map((fire) => fireRow(view, fire)).join('')}</ul>` : '<p class="muted">No fires in the last 30 days.</p>';
+  return (
+    `<section class="panel trigger" id="${escapeAttr(triggerAnchor(trigger.slug))}" aria-labelledby="${escapeAttr(`${triggerAnchor(trigger.slug)}-title`)}">` +
+    `<h2 class="panel-title" id="${escapeAttr(`${triggerAnchor(trigger.slug)}-title`)}">${title} ${statusBadge(trigger.type)}${trigger.enabled ? '' : ` ${statusBadge('disabled')}`}</h2>` +
+    `${facts}${webhook}<h3 class="subhead">Recent fires</h3>${recent}${fireForm(view, trigger, failure)}</section>`
+  );
+}
+
+async function renderTriggers(view: ProjectView, failure?: FireFailure): Promise<string> {
+  const listing = await listTriggers(view.ctx, view.project.id);
+  const triggers = listing.triggers.map(presentTrigger);
+  const fires = await Promise.all(triggers.map(async (trigger) => (await listFires(view.ctx, view.project.id, trigger.slug, RECENT_FIRES)).map(presentFire)));
+  const source = listing.manifest.path
+    ? `From <code>${escapeHtml(listing.manifest.path)}</code> on <code>${escapeHtml(view.project.default_branch)}</code>${listing.manifest.commit ? ` at <code title="${escapeAttr(listing.manifest.commit)}">${escapeHtml(listing.manifest.commit.slice(0, 8))}</code>` : ''}`
+    : `No svc.yaml on <code>${escapeHtml(view.project.default_branch)}</code>, so no triggers; add a <code>triggers:</code> list and merge it`;
+  const head = `<div class="page-head"><div><h1>Triggers</h1><p class="muted">${source}</p></div></div>`;
+  const errors = listing.errors.map(presentTriggerError);
+  const errorPanel =
+    errors.length > 0
+      ? `<section class="panel manifest-errors" aria-labelledby="manifest-errors-title"><h2 class="panel-title" id="manifest-errors-title">Entries that could not be read</h2>` +
+        `<div class="form-error"><ul>${errors.map((error) => `<li>${escapeHtml(error.message)}</li>`).join('')}</ul></div>` +
+        `<p class="hint">Fix them in the manifest on a branch and merge it; the other triggers run meanwhile.</p></section>`
+      : '';
+  const list = triggers.length > 0 ? triggers.map((trigger, index) => renderTrigger(view, trigger, fires[index] ?? [], failure)).join('') : listing.manifest.path ? '<div class="empty-state"><h2>No triggers</h2><p>The manifest declares none.</p></div>' : '';
+  return head + errorPanel + list;
+}
+
+/** The overview's rows: each trigger with its next fire, linked to its place on the Triggers page. */
+export async function triggerOverviewRows(view: ProjectView, limit: number): Promise<string[]> {
+  const listing = await listTriggers(view.ctx, view.project.id);
+  const rows = listing.triggers
+    .map(presentTrigger)
+    .slice(0, limit)
+    .map(
+      (trigger) =>
+        `<li class="row"><a class="row-main" href="${escapeAttr(triggersPath(view, `#${triggerAnchor(trigger.slug)}`))}"><span class="row-title">${escapeHtml(trigger.name)}</span>` +
+        `<span class="row-sub">${escapeHtml(scheduleText(trigger))} · next ${nextFireHtml(trigger)}</span></a>${statusBadge(trigger.type)}</li>`,
+    );
+  if (listing.errors.length > 0) {
+    rows.push(`<li class="row"><a class="row-main" href="${escapeAttr(triggersPath(view, '#manifest-errors-title'))}"><span class="row-title">${listing.errors.length === 1 ? '1 manifest entry' : `${listing.errors.length} manifest entries`} could not be read</span></a>${statusBadge('error')}</li>`);
+  }
+  return rows;
+}
+
+export function triggerPageRoutes(app: FastifyInstance, services: Services): void {
+  const showPage = async (reply: FastifyReply, view: ProjectView, status: number, failure?: FireFailure) =>
+    sendPage(reply, status, renderProjectPage(view, { title: 'Triggers', tab: 'triggers', body: await renderTriggers(view, failure), crumbs: [{ label: 'Triggers' }] }));
+
+  app.get<{ Params: { slug: string } }>('/projects/:slug/triggers', { schema: { hide: true } }, async (request, reply) => {
+    const ctx = await pageActor(services, request, reply);
+    if (!ctx) return reply;
+    return showPage(reply, await loadProjectView(services, request, ctx, request.params.slug), 200);
+  });
+
+  app.post<{ Params: { slug: string; trigger: string } }>('/projects/:slug/triggers/:trigger/fire', { schema: { hide: true }, bodyLimit: LONG_TEXT_FORM_LIMIT }, async (request, reply) => {
+    const ctx = await pageActor(services, request, reply);
+    if (!ctx) return reply;
+    requireFormToken(services, request);
+    const view = await loadProjectView(services, request, ctx, request.params.slug);
+    const message = formField(request.body, 'message');
+    try {
+      const fire = await fireTrigger(ctx, { projectId: view.project.id, slug: request.params.trigger, message: message === '' ? undefined : message });
+      startAfterAnswer(services, reply.raw, fire.id, fire.status);
+    } catch (error) {
+      if (!isShownWhereActed(error)) throw error;
+      return showPage(reply, view, error.status, { slug: request.params.trigger, error, message });
+    }
+    return reply.header('cache-control', 'no-store').redirect(triggersPath(view, `#${triggerAnchor(request.params.trigger)}`), 303);
+  });
+}
