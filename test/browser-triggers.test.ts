@@ -62,7 +62,7 @@ describe('triggers in Chromium', () => {
     await page.goto(`${svc.url}/projects/${project.slug}`);
     const panel = page.locator('section.panel:has(h2:has-text("Triggers"))');
     await expect(panel.locator('.row-title').allTextContents()).resolves.toEqual(['Paris morning', 'gh', '1 manifest entry could not be read']);
-    await expect(panel.locator('.row-sub').first().textContent()).resolves.toMatch(/^Cron 0 0 9 \* \* 1-5 in Europe\/Paris · next .*\((Mon|Tue|Wed|Thu|Fri)\b.* 09:00 (CET|CEST|GMT\+1|GMT\+2)\)$/);
+    await expect(panel.locator('.row-sub').first().textContent()).resolves.toMatch(/^At 09:00, Monday through Friday \(cron 0 0 9 \* \* 1-5\) in Europe\/Paris · next .*\((Mon|Tue|Wed|Thu|Fri)\b.* 09:00 (CET|CEST|GMT\+1|GMT\+2)\)$/);
     await panel.locator('a.panel-more').click();
     expect(new URL(page.url()).pathname).toBe(triggersPath());
     expect(await page.locator('.tab[aria-current="page"]').textContent()).toBe('Triggers');
@@ -71,7 +71,7 @@ describe('triggers in Chromium', () => {
     const cron = page.locator('#trigger-paris-morning');
     await expect(cron.locator('h2').textContent()).resolves.toBe('Paris morning paris-morning cron');
     const facts = Object.fromEntries(await cron.locator('.facts > div').evaluateAll((items) => items.map((item) => [item.querySelector('dt')?.textContent, item.querySelector('dd')?.textContent])));
-    expect(facts.Schedule).toBe('0 0 9 * * 1-5 in Europe/Paris');
+    expect(facts.Schedule).toBe('At 09:00, Monday through Friday · 0 0 9 * * 1-5 in Europe/Paris');
     expect(facts['Next fire']).toMatch(/\((Mon|Tue|Wed|Thu|Fri)\b.* 09:00 (CET|CEST|GMT\+1|GMT\+2)\)$/);
     expect(facts['Last fire']).toBe('Never');
     await expect(cron.textContent()).resolves.toContain('No fires in the last 30 days.');

@@ -5,6 +5,7 @@
  * optional message. The page calls the same operations as the API (listing, fires, fire-now), so the same
  * rules hold: Fire now shows only to a reader holding triggers.fire, and the operation refuses anyone else.
  */
+import cronstrue from 'cronstrue';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Services } from '../../context.js';
 import { escapeAttr, escapeHtml } from '../../dashboards/render/escape.js';
@@ -49,13 +50,24 @@ export function scheduleText(trigger: Trigger): string {
   if (trigger.type === 'webhook') return 'On each signed webhook delivery';
   const zone = trigger.timezone ?? 'UTC';
   if (trigger.run_at !== null) return `Once, at ${inZone(trigger.run_at, zone)} (${zone})`;
-  return `Cron ${trigger.cron ?? ''} in ${zone}`;
+  const words = cronInWords(trigger.cron ?? '');
+  return `${words ? `${words} ` : ''}(cron ${trigger.cron ?? ''}) in ${zone}`;
+}
+
+/** A cron expression as a sentence ("At 09:00, Monday through Friday"); null when it cannot be put in words. */
+function cronInWords(expression: string): string | null {
+  try {
+    return cronstrue.toString(expression, { use24HourTimeFormat: true, throwExceptionOnParseError: true });
+  } catch {
+    return null;
+  }
 }
 
 function scheduleHtml(trigger: Trigger): string {
   if (trigger.type === 'webhook' || trigger.run_at !== null) return escapeHtml(scheduleText(trigger));
   // Six fields (seconds first) or five, read in the zone; the next fire below says when that is.
-  return `<code>${escapeHtml(trigger.cron ?? '')}</code> in <strong>${escapeHtml(trigger.timezone ?? 'UTC')}</strong>`;
+  const words = cronInWords(trigger.cron ?? '');
+  return `${words ? `${escapeHtml(words)} · ` : ''}<code>${escapeHtml(trigger.cron ?? '')}</code> in <strong>${escapeHtml(trigger.timezone ?? 'UTC')}</strong>`;
 }
 
 /** When the trigger fires next, in words: relative to now, and as its zone reads it. */
