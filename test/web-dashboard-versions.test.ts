@@ -193,15 +193,16 @@ describe(`table downloads on ${testDialect}`, () => {
   });
 
   it('answers a block that is not a table, or a version that does not exist, with a 404 that says how to ask', async () => {
-    const paragraph = await get('/d/latency-table/versions/1/sections/0/blocks/0.csv');
+    await publish({ ...spec('only'), slug: 'latency-missing' });
+    const paragraph = await get('/d/latency-missing/versions/1/sections/0/blocks/0.csv');
     expect(paragraph.status).toBe(404);
     expect(paragraph.text).toContain(
-      'Version 1 of dashboard &quot;latency-table&quot; has no table, chart or heatmap at /sections/0/blocks/0; their data downloads as …/sections/&lt;n&gt;/blocks/&lt;n&gt;.csv.',
+      'Version 1 of dashboard &quot;latency-missing&quot; has no table, chart or heatmap at /sections/0/blocks/0; their data downloads as …/sections/&lt;n&gt;/blocks/&lt;n&gt;.csv.',
     );
-    for (const route of ['/d/latency-table/versions/9/sections/0/blocks/1.csv', '/d/latency-table/versions/1/sections/5/blocks/1.csv', '/d/latency-table/versions/1/sections/0/blocks/1.json', '/d/latency-table/versions/x/sections/0/blocks/1.csv']) {
+    for (const route of ['/d/latency-missing/versions/9/sections/0/blocks/1.csv', '/d/latency-missing/versions/1/sections/5/blocks/1.csv', '/d/latency-missing/versions/1/sections/0/blocks/1.json', '/d/latency-missing/versions/x/sections/0/blocks/1.csv']) {
       expect((await get(route)).status, route).toBe(404);
     }
-    const anonymous = await get('/d/latency-table/versions/1/sections/0/blocks/1.csv', {}, null);
+    const anonymous = await get('/d/latency-missing/versions/1/sections/0/blocks/1.csv', {}, null);
     expect(anonymous.status).toBe(302);
   });
 });
@@ -308,12 +309,14 @@ describe(`the wall display on ${testDialect}`, () => {
   });
 
   it('prints rather than follows when both are asked, and has no wall display for an earlier version', async () => {
-    const printed = await get('/d/wallboard?kiosk=1&print=1');
+    // Two versions of its own: the first is an earlier version, the second the current one.
+    for (const week of [1, 2]) await publish({ ...board(week), slug: 'wallboard-print' });
+    const printed = await get('/d/wallboard-print?kiosk=1&print=1');
     expect(printed.text).toContain('<div class="preview-bar" role="region" aria-label="Print preview">');
     expect(printed.text).not.toContain('data-follow');
     expect(printed.headers.get('etag')).toMatch(/-pw-[0-9a-f]+"$/);
 
-    const archived = await get('/d/wallboard/versions/1?kiosk=1');
+    const archived = await get('/d/wallboard-print/versions/1?kiosk=1');
     expect(archived.status).toBe(200);
     expect(archived.text).toContain('<header class="topbar">');
     expect(archived.text).toContain('class="archive-bar"');
@@ -322,7 +325,7 @@ describe(`the wall display on ${testDialect}`, () => {
     expect(archived.headers.get('etag')).toMatch(/-1-saw-[0-9a-f]+"$/);
 
     for (const flag of ['0', 'yes', '']) {
-      const plain = await get(`/d/wallboard?kiosk=${flag}`);
+      const plain = await get(`/d/wallboard-print?kiosk=${flag}`);
       expect(plain.text, flag).toContain('<header class="topbar">');
     }
   });
