@@ -80,8 +80,14 @@ export const APP_SCRIPT = String.raw`(function () {
   // Parts that arrive while the conversation is being fetched again, applied over what the fetch brings.
   var arrivedDuringFetch = null;
 
+  // A text part's words stream in as deltas before the part itself is updated whole; each is shown at once.
+  var partTypes = {};
+  var streamed = {};
+
   function showPart(part) {
     if (!part || !part.id) return;
+    partTypes[part.id] = part.type;
+    if (typeof part.text === 'string') streamed[part.id] = part.text;
     if (arrivedDuringFetch) arrivedDuringFetch.push(part);
     var node = renderPart(part, roles[part.messageID] || 'assistant');
     if (!node) return;
@@ -119,6 +125,14 @@ export const APP_SCRIPT = String.raw`(function () {
   });
   source.addEventListener('message.part.updated', function (event) {
     try { showPart(JSON.parse(event.data).properties.part); } catch (e) { /* not a part */ }
+  });
+  source.addEventListener('message.part.delta', function (event) {
+    try {
+      var delta = JSON.parse(event.data).properties;
+      if (!delta || !delta.partID || typeof delta.delta !== 'string' || (delta.field && delta.field !== 'text')) return;
+      var type = partTypes[delta.partID] === 'reasoning' ? 'reasoning' : 'text';
+      showPart({ id: delta.partID, messageID: delta.messageID, type: type, text: (streamed[delta.partID] || '') + delta.delta });
+    } catch (e) { /* not a delta */ }
   });
   // Once the stream is open, the conversation is read again: what happened before it opened is not lost.
   function refetch() {
