@@ -56,6 +56,9 @@ async function renderList(view: ProjectView, failure?: Failure): Promise<string>
 
 /** Why the conversation shown is not live, and how old it is (HTML). */
 function conversationNote(session: SessionRow, conversation: Conversation): string {
+  if (session.sandbox_state !== 'archived' && (session.status === 'running' || session.status === 'provisioning') && conversation.source === 'prompts') {
+    return "The agent's runtime is starting; its replies appear here as soon as it answers.";
+  }
   const where = session.sandbox_state === 'archived' ? 'This session was deleted' : `The sandbox is ${escapeHtml(session.status)}`;
   if (conversation.source === 'prompts') return `${where}; its agent's replies were never captured, so only what people told it is shown. They appear when it runs again.`;
   const omitted = conversation.omitted_messages > 0 ? ` The oldest ${conversation.omitted_messages} messages were left out to keep it small.` : '';
