@@ -55,6 +55,17 @@ export function sandboxFaults(options: FaultOptions): void {
     expect(await driver.run(neighbour, 'echo alive')).toBe('alive');
   }
 
+  /** A failed session left nothing running and harmed no one; it resumes (`command` prints `output` in it), and deleting it leaves nothing. */
+  async function resumeCleanly(failed: DrivenSession, command: string, output: string): Promise<void> {
+    await expectNothingRunning(failed.id);
+    await expectOthersUnharmed();
+    expect((await svc.request('POST', `/v1/projects/${projectId}/sessions/${failed.id}/resume`)).status).toBe(200);
+    const resumed = await running(failed);
+    expect(await driver.run(resumed, command)).toBe(output);
+    expect((await svc.request('DELETE', `/v1/projects/${projectId}/sessions/${failed.id}`)).status).toBe(204);
+    await expectNothingRunning(failed.id);
+  }
+
   beforeAll(async () => {
     await options.setup?.();
     svc = await startTestServer({
@@ -74,7 +85,7 @@ export function sandboxFaults(options: FaultOptions): void {
 
   describe(`faults of the ${options.provider} provider (${testDialect})`, () => {
     it('turns a session failed with what happened when its sandbox is killed from the host, leaves nothing running, and resumes it with its files', { timeout: 180_000 }, async () => {
-      let session = await running(await driver.create());
+      const session = await running(await driver.create());
       expect(await driver.run(session, 'echo kept > fault.txt && cat fault.txt')).toBe('kept');
       const ref = await sandboxRef(session.id);
       if (options.provider === 'docker') await new DockerEngine().expect([204], 'POST', `/containers/${ref}/kill`);
@@ -84,14 +95,7 @@ export function sandboxFaults(options: FaultOptions): void {
       expect(failed).toMatchObject({ status: 'failed', sandbox: { provider: options.provider, state: 'error' } });
       expect(failed.error).toMatch(options.killedError);
       expect(failed.error).toMatch(/Resume the session to start it again with its files\.$/);
-      await expectNothingRunning(session.id);
-      await expectOthersUnharmed();
-
-      expect((await svc.request('POST', `/v1/projects/${projectId}/sessions/${session.id}/resume`)).status).toBe(200);
-      session = await running(session);
-      expect(await driver.run(session, 'cat fault.txt')).toBe('kept');
-      expect((await svc.request('DELETE', `/v1/projects/${projectId}/sessions/${session.id}`)).status).toBe(204);
-      await expectNothingRunning(session.id);
+      await resumeCleanly(session, 'cat fault.txt', 'kept');
     });
 
     if (!isolates) return;
@@ -113,7 +117,7 @@ export function sandboxFaults(options: FaultOptions): void {
     });
 
     it('fails a session whose port 8000 a program took from its daemon, saying so, and resumes it', { timeout: 180_000 }, async () => {
-      let hostile = await running(await driver.create());
+      const hostile = await running(await driver.create());
       const health = (await (await fetch(`${await daemonUrl(hostile.id)}/svc/health`)).json()) as { daemon: { pid: number } };
       // A program waits for the port, then the daemon is killed: the entrypoint's restarts find 8000 taken.
       const grab = `const s=require("net").createServer();s.once("error",()=>setTimeout(grab,2));s.listen(8000)`;
@@ -122,13 +126,7 @@ export function sandboxFaults(options: FaultOptions): void {
       const failed = await driver.until('the session fails', hostile.id, (s) => s.status === 'failed', BOOT_TIMEOUT_MS + 30_000);
       expect(failed).toMatchObject({ status: 'failed', sandbox: { state: 'error' } });
       expect(failed.error).toMatch(/^The sandbox's daemon stopped answering for 20 s \(it keeps crashing, or another program holds its port 8000\); the sandbox was stopped\./);
-      await expectNothingRunning(hostile.id);
-      await expectOthersUnharmed();
-
-      expect((await svc.request('POST', `/v1/projects/${projectId}/sessions/${hostile.id}/resume`)).status).toBe(200);
-      hostile = await running(hostile);
-      expect(await driver.run(hostile, 'echo back')).toBe('back');
-      expect((await svc.request('DELETE', `/v1/projects/${projectId}/sessions/${hostile.id}`)).status).toBe(204);
+      await resumeCleanly(hostile, 'echo back', 'back');
     });
   });
 }
