@@ -22,6 +22,8 @@ export interface FaultOptions {
   hostTraces: (sessionId: string) => Promise<string[]>;
   /** The session's `error` once its sandbox was killed from the host. */
   killedError: RegExp;
+  /** The docker provider's engine, through a door the test closes and opens (support/engine-door.ts). */
+  engine?: { goAway(sessionIds: string[]): Promise<void>; comeBack(): Promise<void> };
 }
 
 const MAX_PIDS = 400;
@@ -97,6 +99,29 @@ export function sandboxFaults(options: FaultOptions): void {
       expect(failed.error).toMatch(/Resume the session to start it again with its files\.$/);
       await resumeCleanly(session, 'cat fault.txt', 'kept');
     });
+
+    const { engine } = options;
+    if (engine) {
+      it('fails the sessions of an engine that went away, saying so, keeps answering, and resumes them once it is back', { timeout: 240_000 }, async () => {
+        const sessions = [await running(await driver.create()), await running(await driver.create())];
+        for (const session of sessions) expect(await driver.run(session, 'echo kept > engine.txt && cat engine.txt')).toBe('kept');
+        // An engine that restarts stops every container, the neighbour's too.
+        await engine.goAway([...sessions.map((session) => session.id), neighbour.id]);
+        try {
+          for (const session of sessions) {
+            const failed = await driver.until('the session fails', session.id, (s) => s.status === 'failed', 30_000);
+            expect(failed).toMatchObject({ status: 'failed', sandbox: { state: 'error' } });
+            expect(failed.error).toMatch(/^The Docker engine at unix:\/\/\S+ does not answer, so the sandbox is not running \(the engine stopped or restarted\)\. Resume the session/);
+          }
+          expect((await svc.request('GET', `/v1/projects/${projectId}`)).status).toBe(200);
+        } finally {
+          await engine.comeBack();
+        }
+        expect((await svc.request('POST', `/v1/projects/${projectId}/sessions/${neighbour.id}/resume`)).status).toBe(200);
+        neighbour = await running(neighbour);
+        for (const session of sessions) await resumeCleanly(session, 'cat engine.txt', 'kept');
+      });
+    }
 
     if (!isolates) return;
 
