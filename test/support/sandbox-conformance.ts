@@ -89,7 +89,9 @@ export function sandboxConformance(options: ConformanceOptions): void {
     removeTempDirs();
   });
 
-  describe(`the ${options.provider} provider (${testDialect})`, () => {
+  // The tests are the phases of two sandboxes' lives (a file pushed, then kept across stop and resume, then
+  // deletion last), so they run in the order written.
+  describe(`the ${options.provider} provider (${testDialect})`, { shuffle: false }, () => {
     it('runs a session with its sandbox active and spec 3\'s environment', async () => {
       expect(a.sandbox).toEqual({ provider: options.provider, state: 'active' });
       const env = Object.fromEntries((await run(a, 'env | grep -E "^(SVC_|HOME=)" | sort')).split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
