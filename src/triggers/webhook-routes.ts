@@ -7,6 +7,7 @@ import { presentFireAnswer } from './presenters.js';
 import { receiveWebhook } from './receive-webhook.js';
 import { startAfterAnswer } from './routes.js';
 import { FireAnswer } from './schemas.js';
+import { WebhookTargets } from './webhook-targets.js';
 
 /** Contract §7: webhook bodies up to 1 MiB. */
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
@@ -16,6 +17,7 @@ export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
  * as bytes of any content type, because the signature is over the exact bytes sent.
  */
 export function webhookRoutes(app: FastifyInstance, services: Services): void {
+  const targets = new WebhookTargets(services.db);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body));
 
@@ -35,7 +37,7 @@ export function webhookRoutes(app: FastifyInstance, services: Services): void {
       const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       let fire;
       try {
-        fire = await receiveWebhook(services, { projectId: request.params.projectId, slug: request.params.slug, rawBody, headers: request.headers });
+        fire = await receiveWebhook(services, targets, { projectId: request.params.projectId, slug: request.params.slug, rawBody, headers: request.headers });
       } catch (error) {
         if (error instanceof AppError) throw error;
         // Authenticated (or not yet known), but the fire could not be recorded: spec 3's 500.
