@@ -6,6 +6,7 @@
  * after the answer.
  */
 import type { Services } from '../context.js';
+import type { TransactionRunner } from '../db/transactions.js';
 import { AppError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { TRIGGER_SLUG_PATTERN } from '../manifest/index.js';
@@ -30,14 +31,20 @@ function header(headers: WebhookDelivery['headers'], name: string): string | und
   return Array.isArray(value) ? value[0] : value;
 }
 
-export async function receiveWebhook(services: Services, targets: WebhookTargets, delivery: WebhookDelivery): Promise<TriggerFireRow> {
+export interface WebhookReceiver {
+  targets: WebhookTargets;
+  /** How fires are committed: deliveries that arrive together share a transaction (see webhook-routes.ts). */
+  commits: TransactionRunner;
+}
+
+export async function receiveWebhook(services: Services, receiver: WebhookReceiver, delivery: WebhookDelivery): Promise<TriggerFireRow> {
   if (!isUuid(delivery.projectId)) {
     throw new AppError('BAD_REQUEST', `The project id ${JSON.stringify(delivery.projectId.slice(0, 80))} in the webhook URL is not a UUID; copy the URL from svc trigger ls.`);
   }
   if (!slugPattern.test(delivery.slug)) {
     throw new AppError('BAD_REQUEST', `The trigger slug ${JSON.stringify(delivery.slug.slice(0, 80))} in the webhook URL is not a slug (lowercase letters, digits, "-" and "_").`);
   }
-  const found = await targets.find(delivery.projectId.toLowerCase(), delivery.slug);
+  const found = await receiver.targets.find(delivery.projectId.toLowerCase(), delivery.slug);
   // One answer for every kind of absence, so the receiver does not tell which projects exist.
   if (!found) throw new AppError('NOT_FOUND', `No enabled webhook trigger ${JSON.stringify(delivery.slug)} in this project's manifest on its default branch.`);
   const { project, trigger, secret } = found;
@@ -50,5 +57,5 @@ export async function receiveWebhook(services: Services, targets: WebhookTargets
   const firedAt = new Date().toISOString();
   const deliveryId = (header(delivery.headers, 'x-github-delivery') ?? header(delivery.headers, 'webhook-id'))?.trim().slice(0, MAX_DELIVERY_ID_LENGTH) || null;
   const prompt = renderPrompt(trigger.prompt, webhookView(trigger, { firedAt, rawBody: delivery.rawBody, headers: delivery.headers }));
-  return recordFire(services, { project, trigger, source: 'webhook', prompt, actorUserId: project.created_by, firedAt, deliveryId });
+  return recordFire(services, { project, trigger, source: 'webhook', prompt, actorUserId: project.created_by, firedAt, deliveryId }, receiver.commits);
 }

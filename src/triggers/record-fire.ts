@@ -8,6 +8,7 @@ import type { ProjectRow } from '../accounts/access.js';
 import type { Services } from '../context.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { Database, TriggerFireSource } from '../db/schema.js';
+import type { TransactionRunner } from '../db/transactions.js';
 import { newId } from '../ids.js';
 import type { NormalizedTrigger } from '../manifest/index.js';
 import { planTarget, waitReason } from './plan-fire.js';
@@ -55,17 +56,18 @@ export function newFireRow(input: FireInput & { dueAt?: string | null }): Trigge
 
 /**
  * Records the fire, and the decisions it is answered with, in one transaction; the caller emits
- * `triggers.fired` once it has answered, which starts it. On SQLite the transaction is shared with the
- * fires that arrive beside it (group commit), each deciding after the ones before it.
+ * `triggers.fired` once it has answered, which starts it. With a group commit (SQLite's, or the receiver's
+ * own on PostgreSQL) the transaction is shared with the fires that arrive beside it, each deciding after
+ * the ones before it.
  */
-export async function recordFire(services: Services, input: FireInput): Promise<TriggerFireRow> {
+export async function recordFire(services: Services, input: FireInput, transactions: TransactionRunner = services.transactions): Promise<TriggerFireRow> {
   const record = (trx: Transaction<Database>) => recordIn(trx, services.config.sessions.maxSessions, input);
   try {
-    return await services.transactions.run(record);
+    return await transactions.run(record);
   } catch (error) {
     // Two copies of one delivery at once on PostgreSQL: the unique delivery id lets one in; the other is its duplicate.
     if (!input.deliveryId || !isUniqueViolation(error)) throw error;
-    return services.transactions.run(record);
+    return transactions.run(record);
   }
 }
 
