@@ -1,7 +1,8 @@
 /**
- * Triggers. The webhook receiver's 202 path (signature checked, fire recorded, answered) beside a floor
- * measured in the same run: a bare node:http server doing only the HMAC, in its own process as svc is; then
- * the receiver's p99 at a fixed 1,000 requests/s. The scheduler: many cron triggers due every few seconds on
+ * Triggers. The webhook receiver's 202 path (signature checked, fire recorded, answered) on SQLite and on
+ * PostgreSQL, each beside a floor measured in the same run: a bare node:http server doing only the HMAC, in
+ * its own process as svc is; then the receiver's p99 at a fixed 1,000 requests/s. BENCH_TRIGGERS=webhook or
+ * cron runs one part. The scheduler: many cron triggers due every few seconds on
  * three replicas sharing one PostgreSQL database, how late each fire was (fired_at − due_at), fires twice
  * for one slot (duplicates) and slots skipped (missed); and the CPU an idle scheduler costs.
  */
@@ -62,9 +63,41 @@ server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port)
   return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
 }
 
-async function webhookFigures(): Promise<Record<string, unknown>> {
+/** A private schema of the bench's PostgreSQL database, or null when there is none to reach. */
+async function postgresSchema(): Promise<{ url: string; drop(): Promise<void> } | { skipped: string }> {
+  const baseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const schema = `svc_bench_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  try {
+    await admin.connect();
+  } catch (error) {
+    return { skipped: `no PostgreSQL at ${baseUrl} (${error instanceof Error ? error.message : String(error)}); set BENCH_DATABASE_URL` };
+  }
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const url = new URL(baseUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: url.toString(),
+    async drop() {
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.end();
+    },
+  };
+}
+
+async function webhookFigures(database: 'sqlite' | 'postgresql'): Promise<Record<string, unknown>> {
+  const schema = database === 'postgresql' ? await postgresSchema() : null;
+  if (schema && 'skipped' in schema) return { database, skipped: schema.skipped };
+  try {
+    return { database, ...(await webhookLoad(schema ? { DATABASE_URL: schema.url } : {})) };
+  } finally {
+    await schema?.drop();
+  }
+}
+
+async function webhookLoad(databaseEnv: Record<string, string>): Promise<Record<string, unknown>> {
   // One slot, held by one session: every fire is recorded and answered `queued`, so no sandbox boots per request.
-  const server = await startBenchServer({ SVC_MAX_SESSIONS: '1', SVC_RUNTIME_COMMAND: idleRuntime() });
+  const server = await startBenchServer({ SVC_MAX_SESSIONS: '1', SVC_RUNTIME_COMMAND: idleRuntime(), ...databaseEnv });
   const floor = await startFloorServer();
   try {
     const projectId = await projectWithManifest(server, 'triggers:\n  - slug: hook\n    type: webhook\n    secret_env: HOOK_SECRET\n    prompt: "{{ body.action }} #{{ body.pull_request.number }}"\n');
@@ -108,19 +141,12 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function cronFigures(): Promise<Record<string, unknown>> {
-  const baseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const schema = `svc_bench_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  try {
-    await admin.connect();
-  } catch (error) {
-    return { skipped: `no PostgreSQL at ${baseUrl} (${error instanceof Error ? error.message : String(error)}); set BENCH_DATABASE_URL` };
-  }
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  const url = new URL(baseUrl);
-  url.searchParams.set('options', `-c search_path=${schema}`);
+  const database = await postgresSchema();
+  if ('skipped' in database) return { skipped: database.skipped };
+  const admin = new pg.Client({ connectionString: database.url });
+  await admin.connect();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-cron-'));
-  const env = { DATABASE_URL: url.toString(), SVC_MAX_SESSIONS: '1', SVC_RUNTIME_COMMAND: idleRuntime(), SVC_TRIGGER_SCHEDULER_INTERVAL_MS: '60000' };
+  const env = { DATABASE_URL: database.url, SVC_MAX_SESSIONS: '1', SVC_RUNTIME_COMMAND: idleRuntime(), SVC_TRIGGER_SCHEDULER_INTERVAL_MS: '60000' };
   const replicas: BenchServer[] = [];
   try {
     for (let i = 0; i < REPLICAS; i++) replicas.push(await startBenchServer(env, { dataDir }));
@@ -140,7 +166,7 @@ async function cronFigures(): Promise<Record<string, unknown>> {
     const ended = Date.now();
     const rows = (
       await admin.query<{ trigger_slug: string; due_at: Date; fired_at: Date }>(
-        `SELECT trigger_slug, due_at, fired_at FROM ${schema}.trigger_fires WHERE project_id = $1 AND source = 'cron' AND due_at IS NOT NULL`,
+        `SELECT trigger_slug, due_at, fired_at FROM trigger_fires WHERE project_id = $1 AND source = 'cron' AND due_at IS NOT NULL`,
         [projectId],
       )
     ).rows;
@@ -170,11 +196,16 @@ async function cronFigures(): Promise<Record<string, unknown>> {
   } finally {
     for (const replica of replicas) await replica.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await admin.end();
+    await database.drop();
   }
 }
 
 export async function runTriggersBench(): Promise<Record<string, unknown>> {
-  return { webhook: await webhookFigures(), cron: await cronFigures() };
+  // BENCH_TRIGGERS=webhook or cron runs one part.
+  const part = process.env.BENCH_TRIGGERS;
+  return {
+    ...(part === 'cron' ? {} : { webhook: await webhookFigures('sqlite'), webhookPostgres: await webhookFigures('postgresql') }),
+    ...(part === 'webhook' ? {} : { cron: await cronFigures() }),
+  };
 }

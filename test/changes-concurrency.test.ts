@@ -13,6 +13,7 @@ import { nowIso } from '../src/db/values.js';
 import { databaseClockMs } from '../src/changes/merge-intent-lease.js';
 import { bareGit, hostedRepoPath, moveHostedBranch, projectWithClone, removeTempDirs, type TestProject } from './support/change-request-fixtures.js';
 import { createTestDatabase, startTestServer, testDialect, type TestServer } from './support/test-server.js';
+import { startReplicas } from './support/replicas.js';
 
 afterAll(() => {
   removeTempDirs();
@@ -148,10 +149,8 @@ describe(`merges under concurrency on ${testDialect}`, () => {
   });
 
   it('numbers concurrent creates on two replicas of one database 1..n with no duplicates', async () => {
-    const database = await createTestDatabase();
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-cr-replicas-'));
-    const shared = { adminToken: 'svc_u_cr_replicas', dataDir, ...(database.url ? { databaseUrl: database.url } : {}) };
-    const [first, second] = await Promise.all([startTestServer(shared), startTestServer(shared)]);
+    const replicas = await startReplicas({ adminToken: 'svc_u_cr_replicas' });
+    const { first, second } = replicas;
     try {
       const { project, clone } = await projectWithClone(first);
       const root = clone.head();
@@ -168,10 +167,7 @@ describe(`merges under concurrency on ${testDialect}`, () => {
       const numbers = responses.map((response) => response.body.change_request.number as number).sort((a, b) => a - b);
       expect(numbers).toEqual(branches.map((_, index) => index + 1));
     } finally {
-      await first.server.close();
-      await second.server.close();
-      await database.drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      await replicas.close();
     }
   });
 });

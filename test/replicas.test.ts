@@ -1,29 +1,21 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poll } from './support/poll.js';
-import { createTestDatabase, startTestServer, testDialect, type TestDatabase, type TestServer } from './support/test-server.js';
+import { startReplicas, type Replicas } from './support/replicas.js';
+import { testDialect, type TestServer } from './support/test-server.js';
 
 /** Two svc processes sharing one database (and data dir) behave as one service. */
 describe(`two replicas on one ${testDialect} database`, () => {
-  let database: TestDatabase;
-  let dataDir: string;
+  let replicas: Replicas;
   let first: TestServer;
   let second: TestServer;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-replicas-'));
     // A short token cache, so the test of a revocation on the other replica waits for little.
-    const shared = { adminToken: 'svc_u_replica_admin', dataDir, env: { SVC_TOKEN_CACHE_MS: '100' }, ...(database.url ? { databaseUrl: database.url } : {}) };
-    [first, second] = await Promise.all([startTestServer(shared), startTestServer(shared)]);
+    replicas = await startReplicas({ adminToken: 'svc_u_replica_admin', env: { SVC_TOKEN_CACHE_MS: '100' } });
+    ({ first, second } = replicas);
   });
   afterAll(async () => {
-    await first.server.close();
-    await second.server.close();
-    await database.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await replicas.close();
   });
 
   it('boots concurrently into one account with one admin', async () => {

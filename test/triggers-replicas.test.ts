@@ -2,36 +2,22 @@
  * Two replicas on one database run the scheduler side by side (contract §7): each due fire is claimed by
  * one of them, so a trigger due every second fires once per second, never twice, never skipped.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../src/git/testing/fixtures.js';
-import { createTestDatabase, startTestServer, testDialect, type TestDatabase, type TestServer } from './support/test-server.js';
+import { startReplicas, type Replicas } from './support/replicas.js';
+import { testDialect, type TestServer } from './support/test-server.js';
 import { idleRuntimeCommand, projectWithFiles, until } from './support/trigger-fixtures.js';
 
-let database: TestDatabase;
-let dataDir: string;
+let replicas: Replicas;
 let first: TestServer;
 let second: TestServer;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-trigger-replicas-'));
-  const shared = {
-    adminToken: 'svc_u_trigger_replicas_admin',
-    dataDir,
-    ...(database.url ? { databaseUrl: database.url } : {}),
-    env: { SVC_MAX_SESSIONS: '1', SVC_RUNTIME_COMMAND: idleRuntimeCommand() },
-  };
-  first = await startTestServer(shared);
-  second = await startTestServer(shared);
+  replicas = await startReplicas({ adminToken: 'svc_u_trigger_replicas_admin', env: { SVC_MAX_SESSIONS: '1', SVC_RUNTIME_COMMAND: idleRuntimeCommand() } });
+  ({ first, second } = replicas);
 });
 afterAll(async () => {
-  await second.server.close();
-  await first.close();
-  await database.drop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await replicas.close();
   removeTempDirs();
 });
 

@@ -3,26 +3,31 @@
  * decided and named in the answer, and whether it waits for a slot. Starting it is start-fire.ts's, after
  * the answer, so a slow sandbox never makes a sender wait and a crash in between loses nothing.
  */
-import type { Insertable } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { ProjectRow } from '../accounts/access.js';
 import type { Services } from '../context.js';
-import type { TriggerFireSource, TriggerFiresTable } from '../db/schema.js';
+import { isUniqueViolation } from '../db/database.js';
+import type { Database, TriggerFireSource } from '../db/schema.js';
+import type { TransactionRunner } from '../db/transactions.js';
 import { newId } from '../ids.js';
 import type { NormalizedTrigger } from '../manifest/index.js';
 import { planTarget, waitReason } from './plan-fire.js';
 import type { TriggerFireRow } from './trigger-row.js';
 
 export interface FireInput {
-  project: ProjectRow;
+  project: Pick<ProjectRow, 'id' | 'account_id'>;
   trigger: NormalizedTrigger;
   source: TriggerFireSource;
   prompt: string;
   actorUserId: string;
   firedAt: string;
+  /** X-GitHub-Delivery or webhook-id: a delivery seen within the last 24 hours is recorded as its duplicate. */
   deliveryId?: string | null;
 }
 
-export function newFireRow(input: FireInput & { dueAt?: string | null }): Insertable<TriggerFiresTable> {
+const DUPLICATE_WINDOW_MS = 24 * 3_600_000;
+
+export function newFireRow(input: FireInput & { dueAt?: string | null }): TriggerFireRow {
   return {
     id: newId(),
     project_id: input.project.id,
@@ -45,25 +50,101 @@ export function newFireRow(input: FireInput & { dueAt?: string | null }): Insert
     started_at: null,
     claimed_by: null,
     claimed_until: null,
+    attempts: 0,
   };
 }
 
-/** Records the fire; the caller emits `triggers.fired` once it has answered, which starts it. */
-export async function recordFire(services: Services, input: FireInput): Promise<TriggerFireRow> {
-  const target = await planTarget(services.db, input.project.id, input.trigger);
-  const reason = await waitReason(services.db, { accountId: input.project.account_id, maxSessions: services.config.sessions.maxSessions, target });
-  const row = {
+/**
+ * Records the fire, and the decisions it is answered with, in one transaction; the caller emits
+ * `triggers.fired` once it has answered, which starts it. With a group commit (SQLite's, or the receiver's
+ * own on PostgreSQL) the transaction is shared with the fires that arrive beside it, each deciding after
+ * the ones before it.
+ */
+export async function recordFire(services: Services, input: FireInput, transactions: TransactionRunner = services.transactions): Promise<TriggerFireRow> {
+  const record = (trx: Transaction<Database>) => recordIn(trx, services.config.sessions.maxSessions, input);
+  try {
+    return await transactions.run(record);
+  } catch (error) {
+    // Two copies of one delivery at once on PostgreSQL: the unique delivery id lets one in; the other is its duplicate.
+    if (!input.deliveryId || !isUniqueViolation(error)) throw error;
+    return transactions.run(record);
+  }
+}
+
+async function recordIn(trx: Transaction<Database>, maxSessions: number, input: FireInput): Promise<TriggerFireRow> {
+  if (input.deliveryId) {
+    const duplicate = await recordIfRepeated(trx, input, input.deliveryId);
+    if (duplicate) return duplicate;
+  }
+  const target = await planTarget(trx, input.project.id, input.trigger);
+  const reason = await waitReason(trx, { accountId: input.project.account_id, maxSessions, target });
+  const row: TriggerFireRow = {
     ...newFireRow(input),
-    status: reason ? ('queued' as const) : ('fired' as const),
+    status: reason ? 'queued' : 'fired',
     reason,
     session_id: target.sessionId,
     target: target.target,
     fallback: target.fallback,
   };
-  // Group commit on SQLite: a burst of deliveries shares one commit.
-  await services.transactions.run(async (trx) => {
-    await trx.insertInto('trigger_fires').values(row).execute();
-    await trx.updateTable('triggers').set({ last_fired_at: input.firedAt }).where('project_id', '=', input.project.id).where('slug', '=', input.trigger.slug).execute();
-  });
-  return { ...row, attempts: 0 } as TriggerFireRow;
+  await insertFire(trx, row);
+  await sql`update triggers set last_fired_at = ${input.firedAt} where project_id = ${input.project.id} and slug = ${input.trigger.slug}`.execute(trx);
+  return row;
+}
+
+/** A repeated delivery is listed among the fires (status duplicate) and starts nothing. */
+async function recordIfRepeated(trx: Transaction<Database>, input: FireInput, deliveryId: string): Promise<TriggerFireRow | null> {
+  const { rows } = await sql<{ id: string; session_id: string | null; fired_at: string }>`
+    select id, session_id, fired_at from trigger_fires
+    where project_id = ${input.project.id} and trigger_slug = ${input.trigger.slug} and delivery_id = ${deliveryId}`.execute(trx);
+  const earlier = rows[0];
+  if (!earlier) return null;
+  if (Date.parse(earlier.fired_at) <= Date.parse(input.firedAt) - DUPLICATE_WINDOW_MS) {
+    // Older than the window: the id may be used again, by this delivery.
+    await sql`update trigger_fires set delivery_id = null where id = ${earlier.id}`.execute(trx);
+    return null;
+  }
+  const row: TriggerFireRow = {
+    ...newFireRow({ ...input, deliveryId: null }),
+    status: 'duplicate',
+    session_id: earlier.session_id,
+    target: 'existing',
+    reason: 'a delivery with the same id arrived within the last 24 hours',
+    prompt: '',
+    agent: null,
+    model: null,
+    started_at: input.firedAt,
+  };
+  await insertFire(trx, row);
+  return row;
+}
+
+const FIRE_COLUMNS = [
+  'id',
+  'project_id',
+  'account_id',
+  'trigger_slug',
+  'source',
+  'status',
+  'session_id',
+  'session_mode',
+  'target',
+  'fallback',
+  'reason',
+  'prompt',
+  'agent',
+  'model',
+  'actor_user_id',
+  'delivery_id',
+  'fired_at',
+  'due_at',
+  'started_at',
+  'claimed_by',
+  'claimed_until',
+  'attempts',
+] as const satisfies ReadonlyArray<keyof TriggerFireRow>;
+const FIRE_COLUMN_LIST = sql.raw(FIRE_COLUMNS.join(', '));
+
+/** SQL text: every webhook delivery inserts one, and building a 22-column insert took longer than running it. */
+async function insertFire(trx: Transaction<Database>, row: TriggerFireRow): Promise<void> {
+  await sql`insert into trigger_fires (${FIRE_COLUMN_LIST}) values (${sql.join(FIRE_COLUMNS.map((column) => row[column]))})`.execute(trx);
 }

@@ -1,12 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../context.js';
+import { GroupCommit } from '../db/transactions.js';
 import { AppError } from '../errors.js';
 import { errorResponses } from '../server/http-schemas.js';
 import { presentFireAnswer } from './presenters.js';
-import { receiveWebhook } from './receive-webhook.js';
+import { receiveWebhook, type WebhookReceiver } from './receive-webhook.js';
 import { startAfterAnswer } from './routes.js';
 import { FireAnswer } from './schemas.js';
+import { WebhookTargets } from './webhook-targets.js';
 
 /** Contract §7: webhook bodies up to 1 MiB. */
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
@@ -16,6 +18,12 @@ export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
  * as bytes of any content type, because the signature is over the exact bytes sent.
  */
 export function webhookRoutes(app: FastifyInstance, services: Services): void {
+  const receiver: WebhookReceiver = {
+    targets: new WebhookTargets(services.db),
+    // SQLite's writes share transactions already. On PostgreSQL a transaction per delivery flushed the log
+    // once per fire; deliveries that arrive together share one here, and each is answered after its commit.
+    commits: services.dialect === 'postgres' ? new GroupCommit(services.db) : services.transactions,
+  };
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body));
 
@@ -35,7 +43,7 @@ export function webhookRoutes(app: FastifyInstance, services: Services): void {
       const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       let fire;
       try {
-        fire = await receiveWebhook(services, { projectId: request.params.projectId, slug: request.params.slug, rawBody, headers: request.headers });
+        fire = await receiveWebhook(services, receiver, { projectId: request.params.projectId, slug: request.params.slug, rawBody, headers: request.headers });
       } catch (error) {
         if (error instanceof AppError) throw error;
         // Authenticated (or not yet known), but the fire could not be recorded: spec 3's 500.

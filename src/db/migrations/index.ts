@@ -12,6 +12,7 @@ import { triggers } from './0009-triggers.js';
 import { mergeIntentHeartbeat } from './0005-merge-intent-heartbeat.js';
 import { signIns } from './0013-sign-ins.js';
 import { sessionConversations } from './0014-session-conversations.js';
+import { triggerFireQueue } from './0016-trigger-fire-queue.js';
 
 /**
  * Migrations are code, not files read at run time, so they ship inside the build. Names sort in order;
@@ -29,6 +30,7 @@ const migrations: Record<string, MigrationFactory> = {
   '0005_merge_intent_heartbeat': mergeIntentHeartbeat,
   '0013_sign_ins': signIns,
   '0014_session_conversations': sessionConversations,
+  '0016_trigger_fire_queue': triggerFireQueue,
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
