@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { serveSmartHttp } from '../smart-http.js';
+import { serveSmartHttp } from '../../git-host/smart-http.js';
 
 const createdDirectories: string[] = [];
 
