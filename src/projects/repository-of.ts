@@ -1,7 +1,7 @@
 /**
  * A project's repository, opened from its row: what src/repositories/ needs of the project (id, default
  * branch, upstream) and, for a mirror, the credentials it reads from the project's secrets and whether its
- * creator was an administrator (see upstream-address.ts), read only when the repository is opened.
+ * creator was an administrator (see repositories/upstream-address.ts), read only when the repository is opened.
  */
 import type { ProjectRow } from '../accounts/access.js';
 import { readSecretValue } from '../accounts/secrets.js';
