@@ -4,6 +4,8 @@
  *     vs the API's JSON diff of the same CR (the same git work, no HTML)
  *   server time to draw a session's conversation of 2,000 events (target ≤ 100 ms)
  *     vs JSON.parse of the runtime's answer holding them (what reading them costs at all)
+ *   a streamed event from the runtime to the open page's DOM, p50 and p99 (target ≤ 100 ms; web-stream.ts)
+ *     vs the same event reaching the API's events stream
  * The server runs as `svc serve` in its own process; the page is asked for as a browser would (gzip off).
  */
 import { execFileSync } from 'node:child_process';
@@ -13,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { renderConversation, type RuntimeMessage } from '../src/web/app/conversation.js';
 import { median, round, startBenchServer, timeMedian, type BenchServer } from './support.js';
+import { streamedEventBench } from './web-stream.js';
 
 const FILES = 200;
 const LINES_PER_FILE = 100;
@@ -128,5 +131,5 @@ async function sessionPage(): Promise<Record<string, unknown>> {
 }
 
 export async function runWebBench(): Promise<Record<string, unknown>> {
-  return { cr_page: await crPage(), session_page: await sessionPage() };
+  return { cr_page: await crPage(), session_page: await sessionPage(), streamed_event: await streamedEventBench() };
 }

@@ -3,8 +3,8 @@
  * a sandbox is the expensive part). A person starts a session from a prompt, watches it run and its
  * conversation arrive (a tool call, the agent's text), sees the change request it opened, talks to it, requests
  * changes on the change request (the agent wakes to them and pushes a fix, which the page shows), merges it, and
- * stops and deletes the session; the page is whole without script after a reload. (The loop of issue 23 starts
- * with a webhook trigger, which is issue 22's; here a person starts the session.) Refusals: a form without its token,
+ * stops and deletes the session; the page is whole without script after a reload. (Issue 23's loop as it starts
+ * from a signed webhook is test/browser-loop.test.ts; here a person starts the session.) Refusals: a form without its token,
  * and a token without sessions.write, which sees no controls and is refused.
  */
 import type { Browser } from 'playwright-core';

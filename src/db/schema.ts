@@ -140,6 +140,14 @@ export interface SessionsTable {
   daemon_url: Nullable<string>;
 }
 
+/** The runtime's messages as JSON text (bounded; the oldest left out past the bound, counted). */
+export interface SessionConversationsTable {
+  session_id: string;
+  messages: string;
+  omitted_messages: number;
+  captured_at: Timestamp;
+}
+
 export interface SessionMessagesTable {
   id: string;
   session_id: string;
@@ -303,6 +311,7 @@ export interface Database {
   merge_intents: MergeIntentsTable;
   task_leases: TaskLeasesTable;
   session_messages: SessionMessagesTable;
+  session_conversations: SessionConversationsTable;
   trigger_manifests: TriggerManifestsTable;
   triggers: TriggersTable;
   trigger_fires: TriggerFiresTable;

@@ -2,6 +2,7 @@ import type { ActorContext } from '../context.js';
 import { forgetCachedPrincipals } from '../accounts/principal.js';
 import { nowIso } from '../db/values.js';
 import { loadSession } from './session-access.js';
+import { captureConversation } from './session-conversation.js';
 import { sessionsOf } from './session-services.js';
 
 /**
@@ -10,6 +11,8 @@ import { sessionsOf } from './session-services.js';
  */
 export async function deleteSession(ctx: ActorContext, projectId: string, sessionId: string): Promise<void> {
   const { session } = await loadSession(ctx, projectId, sessionId, 'write');
+  // The conversation lives in the sandbox, which goes: svc keeps its own copy first.
+  if (session.status === 'running') await captureConversation(ctx, session).catch(() => undefined);
   const at = nowIso();
   await ctx.db
     .updateTable('sessions')

@@ -11,9 +11,10 @@ import { listSessions } from './list-sessions.js';
 import { presentSession } from './presenter.js';
 import { resumeSession } from './resume-session.js';
 import { issueCloneCredential, reportRuntimeSession, updateLease } from './sandbox-identity.js';
-import { CloneCredential, CreateSessionBody, LeaseBody, ListSessionsQuery, MessageBody, ProjectParams, RuntimeSessionBody, Session, SessionEnvelope, SessionParams } from './schemas.js';
+import { CloneCredential, ConversationEnvelope, CreateSessionBody, LeaseBody, ListSessionsQuery, MessageBody, ProjectParams, RuntimeSessionBody, Session, SessionEnvelope, SessionParams } from './schemas.js';
 import { sendMessage } from './send-message.js';
 import { loadProjectForSessions, loadSession } from './session-access.js';
+import { sessionConversation } from './session-conversation.js';
 import { stopSession } from './stop-session.js';
 
 const tags = ['sessions'];
@@ -62,6 +63,23 @@ export function sessionRoutes(app: FastifyInstance, services: Services): void {
     const { session } = await loadSession(ctx, request.params.id, request.params.sid, 'read');
     return { session: presentSession(session) };
   });
+
+  api.get(
+    `${PREFIX}/:sid/conversation`,
+    {
+      schema: {
+        tags,
+        summary: 'The agent’s conversation: from the sandbox while it runs, else svc’s copy taken when it stopped',
+        params: SessionParams,
+        response: { 200: ConversationEnvelope, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const ctx = await authenticate(services, request);
+      const { session } = await loadSession(ctx, request.params.id, request.params.sid, 'read');
+      return sessionConversation(ctx, session, ctx.actor.userId);
+    },
+  );
 
   api.post(
     `${PREFIX}/:sid/stop`,

@@ -40,6 +40,15 @@ export const Session = Type.Object({
 
 export const SessionEnvelope = Type.Object({ session: Session });
 
+export const ConversationEnvelope = Type.Object({
+  source: Type.Union([Type.Literal('runtime'), Type.Literal('stored'), Type.Literal('prompts')], {
+    description: 'runtime: read from the running sandbox; stored: svc’s copy taken when the sandbox last stopped; prompts: never captured, only what people and triggers sent',
+  }),
+  captured_at: Type.Union([Type.String(), Type.Null()]),
+  omitted_messages: Type.Integer({ description: 'Oldest messages left out of svc’s copy to keep it within its bound' }),
+  messages: Type.Array(Type.Unknown(), { description: 'The runtime’s messages, `{info: {id, role}, parts}`' }),
+});
+
 export const CreateSessionBody = Type.Object(
   {
     agent: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', description: 'The agent to run (default: default)' })),

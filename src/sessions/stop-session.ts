@@ -1,6 +1,7 @@
 import type { ActorContext, Services } from '../context.js';
 import { sessionNotRunning } from '../errors.js';
 import { loadSession } from './session-access.js';
+import { captureConversation } from './session-conversation.js';
 import type { SessionRow } from './session-row.js';
 import { sessionsOf } from './session-services.js';
 import { moveSession, reloadSession } from './session-status.js';
@@ -16,9 +17,14 @@ export async function stopSession(ctx: ActorContext, projectId: string, sessionI
   return reloadSession(ctx, session.id);
 }
 
-/** Stops the sandbox and records it; the idle sweep and stop share it. */
+/**
+ * Stops the sandbox and records it; the idle sweep and stop share it. The conversation is captured between
+ * the two, once this replica alone owns the stop, while the runtime still answers.
+ */
 export async function hibernate(services: Services, session: SessionRow): Promise<boolean> {
   const moved = await moveSession(services, services.db, session, { status: 'stopped', sandbox_state: 'stopped', from: ['running', 'provisioning'], extra: { lease_expires_at: null } });
-  if (moved) await sessionsOf(services).supervisor.stop(session);
-  return moved;
+  if (!moved) return false;
+  await captureConversation(services, session).catch(() => undefined);
+  await sessionsOf(services).supervisor.stop(session);
+  return true;
 }

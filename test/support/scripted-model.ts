@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type ScriptStep =
-  | { text: string; delayMs?: number; gate?: Promise<void> }
+  | { text: string; delayMs?: number; gate?: Promise<void>; pieceDelayMs?: number }
   | { tool: string; input: Record<string, unknown>; text?: string; delayMs?: number; gate?: Promise<void> };
 
 export interface RecordedRequest {
@@ -44,6 +44,8 @@ export interface ScriptedModelOptions {
   exhaustedText?: string;
   /** Answers agent turns from the request itself instead of the script (many sessions at once, in any order). */
   respond?: (body: any) => ScriptStep;
+  /** Told when each piece of a step's text is written to the runtime (Date.now()-based, sub-millisecond). */
+  onTextPiece?: (piece: string, sentAt: number) => void;
 }
 
 function textOf(content: unknown): string {
@@ -104,7 +106,14 @@ export async function startScriptedModel(script: ScriptStep[] = [], options: Scr
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     const send = (data: unknown) => response.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
     send(chunk({ role: 'assistant', content: '' }));
-    if (step.text) for (const piece of pieces(step.text, 8)) send(chunk({ content: piece }));
+    if (step.text) {
+      for (const piece of pieces(step.text, 8)) {
+        // A step that streams slowly, as a model does, so each piece reaches the runtime on its own.
+        if ('pieceDelayMs' in step && step.pieceDelayMs) await new Promise((resolve) => setTimeout(resolve, step.pieceDelayMs));
+        send(chunk({ content: piece }));
+        options.onTextPiece?.(piece, performance.timeOrigin + performance.now());
+      }
+    }
     if ('tool' in step) {
       send(chunk({ tool_calls: [{ index: 0, id: `call_${sequence}`, type: 'function', function: { name: step.tool, arguments: '' } }] }));
       for (const piece of pieces(JSON.stringify(step.input), 12)) send(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));

@@ -1,6 +1,7 @@
 /**
  * `svc session logs <id> [--follow]`: the agent's conversation, readably: each message's text, its tool
- * calls with their input and the result, read from the runtime through svc. `--follow` then prints what
+ * calls with their input and the result, read from the runtime through svc (or, while the sandbox is
+ * stopped or after it was deleted, svc's copy taken when it stopped). `--follow` then prints what
  * happens live from the session's event stream (status changes, each part once it is complete) until
  * interrupted.
  */
@@ -51,24 +52,28 @@ export function renderPart(deps: Pick<CliDeps, 'isTTY' | 'env'>, role: string, p
   return null;
 }
 
+/** Why the conversation printed is not read live from the sandbox. */
+function storedNote(session: Session, source: string, capturedAt: string | null, omitted: number): string {
+  const state = session.sandbox.state === 'archived' ? `Session ${session.id} was deleted` : `Session ${session.id} is ${session.status}`;
+  if (source !== 'stored') return `${state} and its agent's replies were never captured; only what people told it is shown.`;
+  const left = omitted > 0 ? ` (the oldest ${omitted} messages left out)` : '';
+  return `${state}; its conversation as it stood when the sandbox stopped at ${capturedAt ?? 'an unknown time'}${left}.`;
+}
+
 export async function runSessionLogs(id: string, options: SessionLogsOptions, deps: CliDeps): Promise<void> {
   const { client, credentials, base } = await sessionClient(options, deps);
   const path = sessionPath(base, id);
   const { body } = await client.request<{ session: Session }>('GET', path);
   const session = body.session;
   const printed = new Set<string>();
-  if (session.runtime_session_id && session.status === 'running') {
-    const { body: messages } = await client.request<RuntimeMessage[]>('GET', `${path}/runtime/session/${encodeURIComponent(session.runtime_session_id)}/message`);
-    for (const message of Array.isArray(messages) ? messages : []) {
-      for (const part of message.parts ?? []) {
-        const text = renderPart(deps, message.info?.role ?? 'assistant', part);
-        if (text) deps.stdout.write(`${text}\n`);
-        if (part.id) printed.add(part.id);
-      }
+  const { body: conversation } = await client.request<{ source: string; captured_at: string | null; omitted_messages: number; messages: RuntimeMessage[] }>('GET', `${path}/conversation`);
+  if (conversation.source !== 'runtime') deps.stderr.write(`${storedNote(session, conversation.source, conversation.captured_at, conversation.omitted_messages)}\n`);
+  for (const message of conversation.messages) {
+    for (const part of message.parts ?? []) {
+      const text = renderPart(deps, message.info?.role ?? 'assistant', part);
+      if (text) deps.stdout.write(`${text}\n`);
+      if (part.id) printed.add(part.id);
     }
-  } else if (!options.follow) {
-    deps.stderr.write(`Session ${session.id} is ${session.status}; its conversation is read from its sandbox, so resume it (svc session resume ${session.id}) to read it.\n`);
-    return;
   }
   if (!options.follow) return;
   const stream = await openStream(client, credentials, `${path}/events`);

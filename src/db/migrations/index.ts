@@ -11,6 +11,7 @@ import { sessions } from './0008-sessions.js';
 import { triggers } from './0009-triggers.js';
 import { mergeIntentHeartbeat } from './0005-merge-intent-heartbeat.js';
 import { signIns } from './0013-sign-ins.js';
+import { sessionConversations } from './0014-session-conversations.js';
 
 /**
  * Migrations are code, not files read at run time, so they ship inside the build. Names sort in order;
@@ -27,6 +28,7 @@ const migrations: Record<string, MigrationFactory> = {
   '0009_triggers': triggers,
   '0005_merge_intent_heartbeat': mergeIntentHeartbeat,
   '0013_sign_ins': signIns,
+  '0014_session_conversations': sessionConversations,
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

@@ -80,9 +80,17 @@ export const APP_SCRIPT = String.raw`(function () {
   // Parts that arrive while the conversation is being fetched again, applied over what the fetch brings.
   var arrivedDuringFetch = null;
 
+  // A text part's words stream in as deltas before the part itself is updated whole; each is shown at once.
+  var partTypes = {};
+  var streamed = {};
+
   function showPart(part) {
     if (!part || !part.id) return;
+    partTypes[part.id] = part.type;
+    if (typeof part.text === 'string') streamed[part.id] = part.text;
     if (arrivedDuringFetch) arrivedDuringFetch.push(part);
+    // The page was drawn before the runtime answered: its first part means the whole conversation can be read.
+    else if (conversation.getAttribute('data-conversation') !== 'live') refetch();
     var node = renderPart(part, roles[part.messageID] || 'assistant');
     if (!node) return;
     node.setAttribute('data-part', part.id);
@@ -97,6 +105,8 @@ export const APP_SCRIPT = String.raw`(function () {
   }
 
   function showStatus(data) {
+    // The runtime has a session.status event of its own (its properties, no status string): not svc's.
+    if (!data || typeof data.status !== 'string') return;
     var badge = document.querySelector('[data-session-status] .badge');
     if (badge) { badge.textContent = data.status; badge.className = 'badge s-' + data.status; }
     var sandbox = document.querySelector('[data-sandbox-state]');
@@ -120,9 +130,17 @@ export const APP_SCRIPT = String.raw`(function () {
   source.addEventListener('message.part.updated', function (event) {
     try { showPart(JSON.parse(event.data).properties.part); } catch (e) { /* not a part */ }
   });
+  source.addEventListener('message.part.delta', function (event) {
+    try {
+      var delta = JSON.parse(event.data).properties;
+      if (!delta || !delta.partID || typeof delta.delta !== 'string' || (delta.field && delta.field !== 'text')) return;
+      var type = partTypes[delta.partID] === 'reasoning' ? 'reasoning' : 'text';
+      showPart({ id: delta.partID, messageID: delta.messageID, type: type, text: (streamed[delta.partID] || '') + delta.delta });
+    } catch (e) { /* not a delta */ }
+  });
   // Once the stream is open, the conversation is read again: what happened before it opened is not lost.
+  // The source answers 204 while the runtime cannot be read; what the page shows then stays.
   function refetch() {
-    if (conversation.getAttribute('data-conversation') !== 'live') return;
     arrivedDuringFetch = [];
     fetch(conversation.getAttribute('data-source'), { credentials: 'same-origin' }).then(function (answer) {
       return answer.status === 200 ? answer.text() : null;
@@ -131,6 +149,9 @@ export const APP_SCRIPT = String.raw`(function () {
       arrivedDuringFetch = null;
       if (html === null) return;
       conversation.innerHTML = html;
+      conversation.setAttribute('data-conversation', 'live');
+      var stale = document.querySelector('.conversation-note');
+      if (stale) stale.hidden = true;
       later.forEach(showPart);
     }).catch(function () { arrivedDuringFetch = null; });
   }

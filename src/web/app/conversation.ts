@@ -4,20 +4,9 @@
  * script renders parts that arrive later the same way (see app-script.ts), keyed by the part's id.
  */
 import { escapeAttr, escapeHtml } from '../../dashboards/render/escape.js';
+import type { RuntimeMessage, RuntimePart } from '../../sessions/session-conversation.js';
 
-export interface RuntimePart {
-  id?: string;
-  messageID?: string;
-  type?: string;
-  text?: string;
-  tool?: string;
-  state?: { status?: string; input?: unknown; output?: unknown; error?: unknown; title?: string };
-}
-
-export interface RuntimeMessage {
-  info?: { id?: string; role?: string };
-  parts?: RuntimePart[];
-}
+export type { RuntimeMessage, RuntimePart };
 
 /** Tool results longer than this are cut; the full text stays in the sandbox. */
 const MAX_OUTPUT_CHARACTERS = 20_000;

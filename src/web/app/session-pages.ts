@@ -11,23 +11,20 @@ import { escapeAttr, escapeHtml } from '../../dashboards/render/escape.js';
 import { timeElement } from '../../dashboards/render/render-dashboard.js';
 import { AppError } from '../../errors.js';
 import { createSession } from '../../sessions/create-session.js';
-import { daemonRequest } from '../../sessions/daemon-client.js';
 import { deleteSession } from '../../sessions/delete-session.js';
 import { listSessions } from '../../sessions/list-sessions.js';
 import { resumeSession } from '../../sessions/resume-session.js';
 import { sendMessage } from '../../sessions/send-message.js';
 import { loadSession } from '../../sessions/session-access.js';
+import { readRuntimeConversation, sessionConversation, type Conversation } from '../../sessions/session-conversation.js';
 import { streamSessionEvents } from '../../sessions/session-events.js';
 import type { SessionRow } from '../../sessions/session-row.js';
 import { stopSession } from '../../sessions/stop-session.js';
 import { sendPage } from '../send-page.js';
-import { renderConversation, type RuntimeMessage } from './conversation.js';
+import { renderConversation } from './conversation.js';
 import { csrfField, requireFormToken } from './csrf.js';
 import { changeRequestRow, sessionLink, sessionListRow } from './projects-pages.js';
 import { LONG_TEXT_FORM_LIMIT, buttonForm, can, formField, isShownWhereActed, loadProjectView, pageActor, projectPath, renderActionError, renderProjectPage, statusBadge, type ProjectView } from './project-page.js';
-
-/** How long the page waits for the runtime's messages before showing the page without them. */
-const CONVERSATION_TIMEOUT_MS = 10_000;
 
 type Action = 'stop' | 'resume' | 'delete' | 'messages';
 const ACTIONS: readonly Action[] = ['stop', 'resume', 'delete', 'messages'];
@@ -57,24 +54,16 @@ async function renderList(view: ProjectView, failure?: Failure): Promise<string>
   return head + newSessionForm(view, failure) + list;
 }
 
-/** The conversation from the running runtime, or null when it cannot be read now (sandbox not running). */
-async function runtimeMessages(services: Services, session: SessionRow, userId: string): Promise<RuntimeMessage[] | null> {
-  if (session.status !== 'running' || !session.runtime_session_id || !session.daemon_url) return null;
-  try {
-    const answer = await daemonRequest(services, session, `/session/${encodeURIComponent(session.runtime_session_id)}/message`, { signal: AbortSignal.timeout(CONVERSATION_TIMEOUT_MS) }, userId);
-    if (!answer.ok) return null;
-    const body: unknown = await answer.json();
-    return Array.isArray(body) ? (body as RuntimeMessage[]) : null;
-  } catch {
-    return null;
+/** Why the conversation shown is not live, and how old it is (HTML). */
+function conversationNote(session: SessionRow, conversation: Conversation): string {
+  if (session.sandbox_state !== 'archived' && (session.status === 'running' || session.status === 'provisioning') && conversation.source === 'prompts') {
+    return "The agent's runtime is starting; its replies appear here as soon as it answers.";
   }
-}
-
-/** What svc itself keeps of the conversation while the sandbox is not running: what people told the agent. */
-async function storedTurns(view: ProjectView, session: SessionRow): Promise<RuntimeMessage[]> {
-  const rows = await view.ctx.db.selectFrom('session_messages').select(['id', 'text']).where('session_id', '=', session.id).orderBy('seq').execute();
-  const texts = [...(session.initial_prompt ? [{ id: 'initial', text: session.initial_prompt }] : []), ...rows];
-  return texts.map((row) => ({ info: { id: row.id, role: 'user' }, parts: [{ id: `svc-${row.id}`, type: 'text', text: row.text }] }));
+  const where = session.sandbox_state === 'archived' ? 'This session was deleted' : `The sandbox is ${escapeHtml(session.status)}`;
+  if (conversation.source === 'prompts') return `${where}; its agent's replies were never captured, so only what people told it is shown. They appear when it runs again.`;
+  const omitted = conversation.omitted_messages > 0 ? ` The oldest ${conversation.omitted_messages} messages were left out to keep it small.` : '';
+  const when = conversation.captured_at ? ` ${timeElement(conversation.captured_at)}` : '';
+  return `${where}; this is the whole conversation as it stood when the sandbox stopped${when}.${omitted}`;
 }
 
 export function sessionStateLine(session: Pick<SessionRow, 'status' | 'sandbox_state'>): string {
@@ -82,8 +71,8 @@ export function sessionStateLine(session: Pick<SessionRow, 'status' | 'sandbox_s
 }
 
 async function renderSession(services: Services, view: ProjectView, session: SessionRow, failure?: Failure): Promise<string> {
-  const [messages, crs] = await Promise.all([
-    runtimeMessages(services, session, view.ctx.actor.userId),
+  const [conversation, crs] = await Promise.all([
+    sessionConversation(services, session, view.ctx.actor.userId),
     view.ctx.db
       .selectFrom('change_requests')
       .selectAll()
@@ -108,14 +97,11 @@ async function renderSession(services: Services, view: ProjectView, session: Ses
   const actionError = failure && failure.form !== 'messages' && failure.form !== 'create' ? renderActionError(failure.error.message) : '';
   const actions = buttons.length > 0 || actionError ? `<div class="actions" id="actions">${actionError}<div class="action-row">${buttons.join('')}</div></div>` : '';
   const crList = crs.length > 0 ? `<section class="panel"><h2 class="panel-title">Change requests from this session</h2><ul class="rows">${crs.map((cr) => changeRequestRow(view, cr)).join('')}</ul></section>` : '';
-  const live = messages !== null;
-  const shown = messages ?? (await storedTurns(view, session));
-  const note = live
-    ? ''
-    : `<p class="hint conversation-note">${archived ? 'This session was deleted; what people told its agent is kept here.' : `The agent's replies are read from its sandbox, which is ${escapeHtml(session.status)}; they appear when it runs again (send a message or resume it).`}</p>`;
-  const conversation =
+  const live = conversation.source === 'runtime';
+  const note = live ? '' : `<p class="hint conversation-note">${conversationNote(session, conversation)}</p>`;
+  const shown =
     `<section class="panel" aria-labelledby="conversation-title"><h2 class="panel-title" id="conversation-title">Conversation</h2>${note}` +
-    `<div class="conversation" id="conversation" data-events="${escapeAttr(`${link}/events`)}" data-source="${escapeAttr(`${link}/conversation`)}" data-conversation="${live ? 'live' : 'stored'}" aria-live="polite">${renderConversation(shown)}</div>` +
+    `<div class="conversation" id="conversation" data-events="${escapeAttr(`${link}/events`)}" data-source="${escapeAttr(`${link}/conversation`)}" data-conversation="${live ? 'live' : 'stored'}" aria-live="polite">${renderConversation(conversation.messages)}</div>` +
     `<p class="hint" data-live-note hidden></p></section>`;
   const messageForm =
     can(view, 'sessions.write') && !archived
@@ -124,7 +110,7 @@ async function renderSession(services: Services, view: ProjectView, session: Ses
         `<textarea class="input textarea" id="message-text" name="text" rows="3" required placeholder="${session.status === 'running' ? 'Tell the agent…' : 'Tell the agent… (this wakes the session)'}">${escapeHtml(failure?.form === 'messages' ? (failure.text ?? '') : '')}</textarea>` +
         `<button class="btn btn-go" type="submit">Send</button></form>`
       : '';
-  return head + actions + crList + conversation + messageForm;
+  return head + actions + crList + shown + messageForm;
 }
 
 interface SessionParams {
@@ -179,7 +165,7 @@ export function sessionPageRoutes(app: FastifyInstance, services: Services): voi
     if (!ctx) return reply;
     const view = await loadProjectView(services, request, ctx, request.params.slug);
     const { session } = await loadSession(ctx, view.project.id, request.params.id, 'read');
-    const messages = await runtimeMessages(services, session, ctx.actor.userId);
+    const messages = await readRuntimeConversation(services, session, ctx.actor.userId);
     if (messages === null) return reply.code(204).header('cache-control', 'no-store').send();
     return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(renderConversation(messages));
   });
