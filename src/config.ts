@@ -87,6 +87,13 @@ export interface SessionsConfig {
   /** Memory and CPUs of each docker sandbox. */
   memoryMb: number;
   cpus: number;
+  /** Processes and threads one sandbox may hold (bubblewrap: a pids cgroup; docker: PidsLimit). */
+  maxPids: number;
+  /**
+   * How often svc checks that running sessions' sandboxes are alive and their daemons answer: a sandbox
+   * that died is marked `failed` within this long; one whose daemon stays silent for bootTimeoutMs too.
+   */
+  watchIntervalMs: number;
 }
 
 /** Triggers (contract §7). */
@@ -150,6 +157,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
       image: env.SVC_SANDBOX_IMAGE || undefined,
       memoryMb: parseCount('SVC_SANDBOX_MEMORY_MB', env.SVC_SANDBOX_MEMORY_MB, 64, 1_048_576) ?? 2048,
       cpus: parseCount('SVC_SANDBOX_CPUS', env.SVC_SANDBOX_CPUS, 1, 256) ?? 2,
+      maxPids: parseCount('SVC_SANDBOX_PIDS_MAX', env.SVC_SANDBOX_PIDS_MAX, 64, 4_194_304) ?? 4096,
+      watchIntervalMs: parseCount('SVC_SANDBOX_WATCH_INTERVAL_MS', env.SVC_SANDBOX_WATCH_INTERVAL_MS, 50, 600_000) ?? 5_000,
     },
     triggers: {
       schedulerIntervalMs: parseCount('SVC_TRIGGER_SCHEDULER_INTERVAL_MS', env.SVC_TRIGGER_SCHEDULER_INTERVAL_MS, 50, 3_600_000) ?? 60_000,

@@ -20,7 +20,7 @@ export function backgroundTasks(config: Config, onError: (error: unknown, what: 
     idleSweepTask(config.sessions.sweepIntervalMs),
     messageDeliveryTask,
     feedbackDeliveryTask,
-    recoverSandboxesTask,
+    recoverSandboxesTask(config.sessions.watchIntervalMs),
     triggerSchedulerTask(config.triggers.schedulerIntervalMs),
     triggerDispatchTask(config.triggers.dispatchIntervalMs, (error, fireId) => onError(error, `starting trigger fire ${fireId}`)),
   ];

@@ -1,47 +1,86 @@
 /**
- * After a restart of svc (or of the replica that was booting them), sessions are brought back to a true
- * state: a running sandbox whose daemon answers is found again; one that is gone is booted again (it was
- * running when svc stopped, and its files are there); one left provisioning by a replica that died is
- * booted again. Runs on each replica at start: the process provider's sandboxes are local to the machine.
+ * Keeps sessions true to their sandboxes, every SVC_SANDBOX_WATCH_INTERVAL_MS:
+ * - a running session whose sandbox died while svc watched it (killed, crashed, out of memory, its Docker
+ *   engine restarted) becomes `failed` with what happened as its `error`, and what the sandbox left on the
+ *   host is removed; resuming boots it again on its kept files;
+ * - a running session whose sandbox lives but whose daemon has not answered for the boot timeout (the
+ *   daemon cannot bind its port, or crashes as it starts) is stopped and becomes `failed` the same way;
+ * - on the first run after svc (re)starts, a running session whose sandbox is gone is booted again instead:
+ *   it died while svc was not running (svc was killed, the machine restarted) and its files are there;
+ * - a session left provisioning by a replica that died mid-boot is booted again.
+ * Runs on one replica at a time; the process and bubblewrap providers' sandboxes are local to the machine.
  */
 import type { BackgroundTask } from '../background/task-runner.js';
+import type { Services } from '../context.js';
 import { nowIso } from '../db/values.js';
-import { reloadSession } from './session-status.js';
+import type { SessionRow } from './session-row.js';
+import { moveSession, reloadSession } from './session-status.js';
 
 /** A boot older than this with no daemon was abandoned (its replica died mid-boot). */
 const ABANDONED_BOOT_MS = 30_000;
 
-export const recoverSandboxesTask: BackgroundTask = {
-  name: 'session-sandbox-recovery',
-  runsOn: 'one-replica',
-  intervalMs: 15_000,
-  async run({ services, now }) {
+export function recoverSandboxesTask(intervalMs: number): BackgroundTask {
+  let firstRun = true;
+  /** When each running session's daemon was first found silent (this process's view; a restart starts afresh). */
+  const silentSince = new Map<string, number>();
+
+  async function fail(services: Services, session: SessionRow, error: string): Promise<void> {
     const { supervisor } = services.sessions;
-    const sessions = await services.db
-      .selectFrom('sessions')
-      .selectAll()
-      .where('status', 'in', ['running', 'provisioning'])
-      .where('sandbox_provider', '=', supervisor.provider.name)
-      .execute();
-    for (const session of sessions) {
-      if (supervisor.booting(session.id)) continue;
-      if (session.status === 'provisioning' && now.getTime() - Date.parse(session.updated_at) < ABANDONED_BOOT_MS) continue;
-      const alive = session.sandbox_ref !== null && (await supervisor.provider.isAlive(session.id, session.sandbox_ref));
-      if (alive && session.daemon_url && (await supervisor.daemonAnswers(session.daemon_url))) {
-        if (session.status === 'provisioning') {
-          await services.db.updateTable('sessions').set({ status: 'running', sandbox_state: 'active', updated_at: nowIso() }).where('id', '=', session.id).where('status', '=', 'provisioning').execute();
-        }
-        continue;
-      }
-      const project = await services.db.selectFrom('projects').selectAll().where('id', '=', session.project_id).executeTakeFirst();
-      if (!project) continue;
-      await services.db
-        .updateTable('sessions')
-        .set({ status: 'provisioning', sandbox_state: 'provisioning', runtime_session_id: null, updated_at: nowIso() })
-        .where('id', '=', session.id)
+    // Its namespace, link, rules, cgroup and stray processes go before the session says it can be resumed.
+    await supervisor.stop(session).catch(() => undefined);
+    await moveSession(services, services.db, session, { status: 'failed', sandbox_state: 'error', error, from: ['running'], extra: { lease_expires_at: null } });
+  }
+
+  return {
+    name: 'session-sandbox-recovery',
+    runsOn: 'one-replica',
+    intervalMs,
+    async run({ services, now }) {
+      const { supervisor } = services.sessions;
+      const afterRestart = firstRun;
+      firstRun = false;
+      const sessions = await services.db
+        .selectFrom('sessions')
+        .selectAll()
         .where('status', 'in', ['running', 'provisioning'])
+        .where('sandbox_provider', '=', supervisor.provider.name)
         .execute();
-      supervisor.boot(project, await reloadSession(services, session.id));
-    }
-  },
-};
+      for (const id of silentSince.keys()) if (!sessions.some((session) => session.id === id && session.status === 'running')) silentSince.delete(id);
+      for (const session of sessions) {
+        if (supervisor.booting(session.id)) continue;
+        if (session.status === 'provisioning' && now.getTime() - Date.parse(session.updated_at) < ABANDONED_BOOT_MS) continue;
+        const alive = session.sandbox_ref !== null && (await supervisor.provider.isAlive(session.id, session.sandbox_ref));
+        if (alive && session.daemon_url && (await supervisor.daemonAnswers(session.daemon_url))) {
+          silentSince.delete(session.id);
+          if (session.status === 'provisioning') {
+            await services.db.updateTable('sessions').set({ status: 'running', sandbox_state: 'active', updated_at: nowIso() }).where('id', '=', session.id).where('status', '=', 'provisioning').execute();
+          }
+          continue;
+        }
+        if (session.status === 'running' && !afterRestart) {
+          if (!alive) {
+            await fail(services, session, await supervisor.provider.endedReason(session.id, session.sandbox_ref ?? ''));
+            continue;
+          }
+          const since = silentSince.get(session.id) ?? Date.now();
+          silentSince.set(session.id, since);
+          const { bootTimeoutMs } = services.config.sessions;
+          if (Date.now() - since >= bootTimeoutMs) {
+            silentSince.delete(session.id);
+            await fail(services, session, `The sandbox's daemon stopped answering for ${Math.round(bootTimeoutMs / 1000)} s (it keeps crashing, or another program holds its port ${new URL(session.daemon_url ?? 'http://x:8000').port || '8000'}); the sandbox was stopped. Resume the session to start it again with its files.`);
+          }
+          continue;
+        }
+        const project = await services.db.selectFrom('projects').selectAll().where('id', '=', session.project_id).executeTakeFirst();
+        if (!project) continue;
+        await services.db
+          .updateTable('sessions')
+          .set({ status: 'provisioning', sandbox_state: 'provisioning', runtime_session_id: null, updated_at: nowIso() })
+          .where('id', '=', session.id)
+          .where('status', 'in', ['running', 'provisioning'])
+          .execute();
+        supervisor.boot(project, await reloadSession(services, session.id));
+      }
+    },
+  };
+}

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, gitAsync, removeTempDirs, tempDir } from '../../src/git/testing/fixtures.js';
 import { scriptedRuntimeConfig } from './runtime-fixture.js';
+import { sandboxDriver, type DrivenSession, type SandboxDriver } from './sandbox-driver.js';
 import { startTestServer, testDialect, type TestServer } from './test-server.js';
 
 export interface ConformanceOptions {
@@ -28,13 +29,7 @@ interface Project {
   clone_url: string;
 }
 
-interface Session {
-  id: string;
-  status: string;
-  runtime_session_id: string | null;
-  sandbox: { provider: string; state: string };
-  error: string | null;
-}
+type Session = DrivenSession;
 
 /** A connection attempt from inside a sandbox: `open`, or `closed <reason>`. */
 const CONNECT = (host: string, port: number) =>
@@ -63,33 +58,10 @@ export function sandboxConformance(options: ConformanceOptions): void {
   let a: Session;
   let b: Session;
 
-  async function sessionOf(id: string): Promise<Session> {
-    const response = await svc.request('GET', `/v1/projects/${project.id}/sessions/${id}`);
-    expect(response.status).toBe(200);
-    return response.body.session as Session;
-  }
-
-  async function until(what: string, id: string, done: (session: Session) => boolean, timeoutMs = 90_000): Promise<Session> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const session = await sessionOf(id);
-      if (done(session)) return session;
-      if (session.status === 'failed' || Date.now() > deadline) {
-        const log = ['sandbox.log'].map((name) => path.join(svc.dataDir, 'sandboxes', id, name)).filter((file) => fs.existsSync(file)).map((file) => fs.readFileSync(file, 'utf8').slice(-3000));
-        throw new Error(`waiting until ${what}: ${JSON.stringify(session)}\n${log.join('\n')}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
-  /** Runs a shell command inside the session's sandbox through the runtime's shell endpoint; returns its output. */
-  async function run(session: Session, command: string): Promise<string> {
-    const response = await svc.request('POST', `/v1/projects/${project.id}/sessions/${session.id}/runtime/session/${session.runtime_session_id}/shell`, { body: { agent: 'build', command } });
-    expect(response.status, response.text).toBe(200);
-    const parts = response.body.parts as Array<{ type: string; state?: { output?: string; metadata?: { output?: string } } }>;
-    const tool = parts.find((part) => part.type === 'tool');
-    return (tool?.state?.output ?? tool?.state?.metadata?.output ?? '').trim();
-  }
+  let driver: SandboxDriver;
+  const sessionOf = (id: string) => driver.sessionOf(id);
+  const until = (what: string, id: string, done: (session: Session) => boolean, timeoutMs?: number) => driver.until(what, id, done, timeoutMs);
+  const run = (session: Session, command: string) => driver.run(session, command);
 
   function hostedTip(branch: string): string | null {
     try {
@@ -99,20 +71,14 @@ export function sandboxConformance(options: ConformanceOptions): void {
     }
   }
 
-  async function create(): Promise<Session> {
-    const created = await svc.request('POST', `/v1/projects/${project.id}/sessions`, { body: {} });
-    expect(created.status).toBe(201);
-    expect(created.body.session.sandbox).toEqual({ provider: options.provider, state: 'provisioning' });
-    return created.body.session as Session;
-  }
-
   beforeAll(async () => {
     await options.setup?.();
     svc = await startTestServer({ env: { SVC_SANDBOX_PROVIDER: options.provider, SVC_MAX_SESSIONS: '3', ...options.env } });
     const created = await svc.request('POST', '/v1/projects', { body: { name: `Conformance ${options.provider} ${Date.now()}` } });
     project = created.body.project as Project;
+    driver = sandboxDriver(svc, project.id, options.provider);
     await pushStarterRepository(project.clone_url, svc.adminToken);
-    const [first, second] = [await create(), await create()];
+    const [first, second] = [await driver.create(), await driver.create()];
     a = await until('A runs', first.id, (s) => s.status === 'running' && s.runtime_session_id !== null);
     b = await until('B runs', second.id, (s) => s.status === 'running' && s.runtime_session_id !== null);
     // A first build of the docker image (debootstrap) takes minutes; later runs find it.
@@ -123,7 +89,9 @@ export function sandboxConformance(options: ConformanceOptions): void {
     removeTempDirs();
   });
 
-  describe(`the ${options.provider} provider (${testDialect})`, () => {
+  // The tests are the phases of two sandboxes' lives (a file pushed, then kept across stop and resume, then
+  // deletion last), so they run in the order written.
+  describe(`the ${options.provider} provider (${testDialect})`, { shuffle: false }, () => {
     it('runs a session with its sandbox active and spec 3\'s environment', async () => {
       expect(a.sandbox).toEqual({ provider: options.provider, state: 'active' });
       const env = Object.fromEntries((await run(a, 'env | grep -E "^(SVC_|HOME=)" | sort')).split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));

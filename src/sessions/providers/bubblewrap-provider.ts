@@ -16,7 +16,9 @@ import { runProcess } from '../../shared/run-process.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import { DAEMON_PORT } from '../environment.js';
 import { alive, endProcessTree } from './host-processes.js';
+import { PidsCgroups } from './pids-cgroup.js';
 import type { SandboxProvider, SandboxStart, StartedSandbox } from './provider.js';
+import { SandboxFiles, sandboxEndedReason } from './sandbox-file.js';
 import { SandboxNetwork, type SandboxLink } from './sandbox-network.js';
 import { SandboxUnavailableError } from './unavailable.js';
 
@@ -31,27 +33,29 @@ interface SandboxFile {
 
 export interface BubblewrapProviderOptions {
   root: string;
+  /** Processes and threads one sandbox may hold (its pids cgroup's limit). */
+  maxPids: number;
 }
+
+/** Joins the cgroup whose cgroup.procs is $0, then becomes the command: nothing of the sandbox runs outside it. */
+const JOIN_CGROUP = 'echo $$ > "$0" && exec "$@"';
 
 export class BubblewrapProvider implements SandboxProvider {
   readonly name = 'bubblewrap' as const;
   readonly isolates = true;
   private readonly network: SandboxNetwork;
+  private readonly cgroups: PidsCgroups;
+  private readonly files: SandboxFiles<SandboxFile>;
 
   constructor(private readonly options: BubblewrapProviderOptions) {
-    this.network = new SandboxNetwork(createHash('sha256').update(path.resolve(options.root)).digest('hex').slice(0, 6));
+    const owner = createHash('sha256').update(path.resolve(options.root)).digest('hex').slice(0, 6);
+    this.network = new SandboxNetwork(owner);
+    this.cgroups = new PidsCgroups(owner);
+    this.files = new SandboxFiles(options.root);
   }
 
   directory(sessionId: string): string {
-    return path.join(this.options.root, sessionId);
-  }
-
-  private readFile(sessionId: string): SandboxFile | null {
-    try {
-      return JSON.parse(fs.readFileSync(path.join(this.directory(sessionId), 'sandbox.json'), 'utf8')) as SandboxFile;
-    } catch {
-      return null;
-    }
+    return this.files.directory(sessionId);
   }
 
   async prepare(): Promise<void> {
@@ -65,18 +69,20 @@ export class BubblewrapProvider implements SandboxProvider {
     }
     // A crash of svc or of the machine can leave namespaces, links and rules of sandboxes no longer running.
     const running = new Set<string>();
-    for (const sessionId of fs.existsSync(this.options.root) ? fs.readdirSync(this.options.root) : []) {
-      const file = this.readFile(sessionId);
+    for (const sessionId of this.files.sessions()) {
+      const file = this.files.read(sessionId);
       if (file && alive(file.pid)) running.add(sessionId);
     }
+    await this.cgroups.removeLeftovers(running);
     await this.network.removeLeftovers(running);
   }
 
   async start(sandbox: SandboxStart): Promise<StartedSandbox> {
     const dir = this.directory(sandbox.sessionId);
-    const previous = this.readFile(sandbox.sessionId);
+    const previous = this.files.read(sandbox.sessionId);
     if (previous && alive(previous.pid)) return { ref: dir, daemonUrl: `http://${previous.link.sandboxAddress}:${DAEMON_PORT}` };
-    if (previous) await this.network.remove(sandbox.sessionId, previous.link);
+    // What a sandbox that died left (its link, rules, cgroup, stray processes) goes before the new one starts.
+    await this.stop(sandbox.sessionId);
     const workspace = path.join(dir, 'workspace');
     const home = path.join(dir, 'home');
     const binDir = path.join(dir, 'bin');
@@ -123,7 +129,9 @@ export class BubblewrapProvider implements SandboxProvider {
       '--', '/usr/local/bin/node', '/usr/local/bin/svc-entrypoint',
     ];
     const log = fs.openSync(path.join(dir, 'sandbox.log'), 'a', 0o600);
-    const child = spawn('ip', args, { cwd: dir, env, detached: true, stdio: ['ignore', log, log] });
+    const cgroup = this.cgroups.create(sandbox.sessionId, this.options.maxPids);
+    const [program, programArgs] = cgroup ? ['sh', ['-c', JOIN_CGROUP, cgroup, 'ip', ...args]] : ['ip', args];
+    const child = spawn(program, programArgs, { cwd: dir, env, detached: true, stdio: ['ignore', log, log] });
     fs.closeSync(log);
     const pid = child.pid;
     if (pid === undefined) {
@@ -131,15 +139,15 @@ export class BubblewrapProvider implements SandboxProvider {
       throw new Error('bwrap could not be started');
     }
     child.unref();
-    fs.writeFileSync(path.join(dir, 'sandbox.json'), JSON.stringify({ pid, link } satisfies SandboxFile), { mode: 0o600 });
+    this.files.write(sandbox.sessionId, { pid, link });
     return { ref: dir, daemonUrl: `http://${link.sandboxAddress}:${DAEMON_PORT}` };
   }
 
   async stop(sessionId: string): Promise<void> {
-    const file = this.readFile(sessionId);
-    if (!file) return;
-    await endProcessTree(file.pid);
-    await this.network.remove(sessionId, file.link);
+    const file = this.files.read(sessionId);
+    if (file) await endProcessTree(file.pid, sessionId);
+    await this.cgroups.remove(sessionId);
+    if (file) await this.network.remove(sessionId, file.link);
   }
 
   async remove(sessionId: string): Promise<void> {
@@ -149,7 +157,11 @@ export class BubblewrapProvider implements SandboxProvider {
   }
 
   async isAlive(sessionId: string): Promise<boolean> {
-    const file = this.readFile(sessionId);
+    const file = this.files.read(sessionId);
     return file !== null && alive(file.pid);
+  }
+
+  async endedReason(sessionId: string): Promise<string> {
+    return sandboxEndedReason(this.directory(sessionId));
   }
 }

@@ -27,6 +27,8 @@ export interface DockerProviderOptions {
   image: string | undefined;
   memoryMb: number;
   cpus: number;
+  /** Processes and threads one container may hold. */
+  maxPids: number;
 }
 
 export class DockerProvider implements SandboxProvider {
@@ -116,7 +118,7 @@ export class DockerProvider implements SandboxProvider {
         ],
         Memory: this.options.memoryMb * 1024 * 1024,
         NanoCpus: Math.round(this.options.cpus * 1e9),
-        PidsLimit: 4096,
+        PidsLimit: this.options.maxPids,
         CapDrop: ['ALL'],
         SecurityOpt: ['no-new-privileges'],
         // A remote engine's containers are reached through a published port; a local one's directly.
@@ -146,6 +148,17 @@ export class DockerProvider implements SandboxProvider {
   async isAlive(sessionId: string): Promise<boolean> {
     const inspected = await this.engine.request('GET', `/containers/${this.containerName(sessionId)}/json`).catch(() => null);
     return inspected?.status === 200 && inspected.body.State?.Running === true;
+  }
+
+  async endedReason(sessionId: string): Promise<string> {
+    const name = this.containerName(sessionId);
+    const inspected = await this.engine.request('GET', `/containers/${name}/json`, undefined, { timeoutMs: 5_000 }).catch(() => null);
+    const resume = 'Resume the session to start it again with its files.';
+    if (!inspected || inspected.status >= 500) return `The Docker engine at ${this.engine.address} does not answer, so the sandbox is not running (the engine stopped or restarted). ${resume}`;
+    if (inspected.status === 404) return `The sandbox's container ${name} is gone from the Docker engine (removed outside svc). ${resume}`;
+    const state = inspected.body.State as { OOMKilled?: boolean; ExitCode?: number; FinishedAt?: string; Status?: string } | undefined;
+    if (state?.OOMKilled) return `The sandbox ran out of memory (its limit is ${this.options.memoryMb} MiB, SVC_SANDBOX_MEMORY_MB) and its container was killed. ${resume}`;
+    return `The sandbox's container ${state?.Status ?? 'stopped'} with code ${state?.ExitCode ?? '?'}${state?.FinishedAt ? ` at ${state.FinishedAt}` : ''} (killed, crashed, or the engine restarted). ${resume}`;
   }
 }
 

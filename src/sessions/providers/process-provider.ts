@@ -13,6 +13,7 @@ import path from 'node:path';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import { alive, endProcessTree } from './host-processes.js';
 import type { SandboxProvider, SandboxStart, StartedSandbox } from './provider.js';
+import { SandboxFiles, sandboxEndedReason } from './sandbox-file.js';
 
 const ENTRYPOINT = path.join(PACKAGE_ROOT, 'bin', 'svc-entrypoint.js');
 const SVC_BIN = path.join(PACKAGE_ROOT, 'bin', 'svc.js');
@@ -46,18 +47,14 @@ export class ProcessProvider implements SandboxProvider {
   readonly name = 'process' as const;
   readonly isolates = false;
 
-  constructor(private readonly options: ProcessProviderOptions) {}
+  private readonly files: SandboxFiles<SandboxFile>;
 
-  directory(sessionId: string): string {
-    return path.join(this.options.root, sessionId);
+  constructor(private readonly options: ProcessProviderOptions) {
+    this.files = new SandboxFiles(options.root);
   }
 
-  private readFile(sessionId: string): SandboxFile | null {
-    try {
-      return JSON.parse(fs.readFileSync(path.join(this.directory(sessionId), 'sandbox.json'), 'utf8')) as SandboxFile;
-    } catch {
-      return null;
-    }
+  directory(sessionId: string): string {
+    return this.files.directory(sessionId);
   }
 
   async prepare(): Promise<void> {
@@ -66,8 +63,10 @@ export class ProcessProvider implements SandboxProvider {
 
   async start(sandbox: SandboxStart): Promise<StartedSandbox> {
     const dir = this.directory(sandbox.sessionId);
-    const previous = this.readFile(sandbox.sessionId);
+    const previous = this.files.read(sandbox.sessionId);
     if (previous && alive(previous.pid)) return { ref: dir, daemonUrl: `http://127.0.0.1:${previous.daemonPort}` };
+    // Processes of a sandbox whose entrypoint was killed alone would hold on to its workspace.
+    if (previous) await endProcessTree(previous.pid, sandbox.sessionId);
     const workspace = path.join(dir, 'workspace');
     const home = path.join(dir, 'home');
     const binDir = path.join(dir, 'bin');
@@ -93,14 +92,13 @@ export class ProcessProvider implements SandboxProvider {
     const pid = child.pid;
     if (pid === undefined) throw new Error('svc-entrypoint could not be started');
     child.unref();
-    const file: SandboxFile = { pid, daemonPort, runtimePort };
-    fs.writeFileSync(path.join(dir, 'sandbox.json'), JSON.stringify(file), { mode: 0o600 });
+    this.files.write(sandbox.sessionId, { pid, daemonPort, runtimePort });
     return { ref: dir, daemonUrl: `http://127.0.0.1:${daemonPort}` };
   }
 
   async stop(sessionId: string): Promise<void> {
-    const file = this.readFile(sessionId);
-    if (file) await endProcessTree(file.pid);
+    const file = this.files.read(sessionId);
+    if (file) await endProcessTree(file.pid, sessionId);
   }
 
   async remove(sessionId: string): Promise<void> {
@@ -110,7 +108,11 @@ export class ProcessProvider implements SandboxProvider {
   }
 
   async isAlive(sessionId: string): Promise<boolean> {
-    const file = this.readFile(sessionId);
+    const file = this.files.read(sessionId);
     return file !== null && alive(file.pid);
+  }
+
+  async endedReason(sessionId: string): Promise<string> {
+    return sandboxEndedReason(this.directory(sessionId));
   }
 }

@@ -32,4 +32,6 @@ export interface SandboxProvider {
   stop(sessionId: string, ref: string): Promise<void>;
   remove(sessionId: string, ref: string | null): Promise<void>;
   isAlive(sessionId: string, ref: string): Promise<boolean>;
+  /** For a sandbox that is not alive although its session runs: what happened, in a sentence for the session's `error`. */
+  endedReason(sessionId: string, ref: string): Promise<string>;
 }
