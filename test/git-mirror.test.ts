@@ -11,13 +11,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProjectRow } from '../src/accounts/access.js';
 import { RefUpdateRaceError, PushRejectedError, resolveRef } from '../src/git/index.js';
-import {
-  gitFailureReason,
-  mirrorRepositoryPath,
-  openProjectRepository,
-  UpstreamUnavailableError,
-  type OpenProjectRepositoryOptions,
-} from '../src/git/project-repository.js';
+import { gitFailureReason, mirrorRepositoryPath, UpstreamUnavailableError, type OpenProjectRepositoryOptions } from '../src/repositories/project-repository.js';
+import { openProjectRepository } from '../src/projects/repository-of.js';
 import { createWorkspace, git, gitAsync, removeTempDirs, tempDir } from '../src/git/testing/fixtures.js';
 import { rejection } from './support/rejection.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSpecialAddress } from '../src/git/upstream-address.js';
+import { isSpecialAddress } from '../src/repositories/upstream-address.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
 let svc: TestServer;

@@ -2,7 +2,7 @@
  * The layers of docs/architecture.md ("Folders and what they may use"), checked: every import of every
  * file under src/ (tests and src/testing aside) goes the way the table allows, packages stay where they
  * belong, and the programs that ship on their own (the in-sandbox daemon, the CLI) never pull in the
- * database drivers, Fastify or the chart engine.
+ * database drivers, Fastify or the chart engine; the git door imports nothing of the product.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,9 +12,46 @@ import { repoRoot } from './support/runtime-fixture.js';
 const srcDir = path.join(repoRoot, 'src');
 
 /** A folder of src/; `kernel` is the files directly in src/ (errors, ids, config, the ctx type, …). */
-type Layer = 'kernel' | 'shared' | 'daemon' | 'db' | 'background' | 'git' | 'accounts' | 'dashboards' | 'changes' | 'manifest' | 'sessions' | 'triggers' | 'web' | 'server' | 'cli';
+type Layer =
+  | 'kernel'
+  | 'shared'
+  | 'daemon'
+  | 'db'
+  | 'background'
+  | 'git'
+  | 'repositories'
+  | 'accounts'
+  | 'projects'
+  | 'git-host'
+  | 'dashboards'
+  | 'changes'
+  | 'manifest'
+  | 'sessions'
+  | 'triggers'
+  | 'web'
+  | 'server'
+  | 'cli';
 
-const LAYERS: readonly Layer[] = ['kernel', 'shared', 'daemon', 'db', 'background', 'git', 'accounts', 'dashboards', 'changes', 'manifest', 'sessions', 'triggers', 'web', 'server', 'cli'];
+const LAYERS: readonly Layer[] = [
+  'kernel',
+  'shared',
+  'daemon',
+  'db',
+  'background',
+  'git',
+  'repositories',
+  'accounts',
+  'projects',
+  'git-host',
+  'dashboards',
+  'changes',
+  'manifest',
+  'sessions',
+  'triggers',
+  'web',
+  'server',
+  'cli',
+];
 
 /** What each layer's code may import at run time, besides itself (docs/architecture.md's table). */
 const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
@@ -23,14 +60,18 @@ const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
   daemon: ['shared'],
   db: ['kernel'],
   background: ['db', 'kernel'],
-  git: ['db', 'accounts', 'kernel'],
-  accounts: ['db', 'git', 'background', 'kernel'],
+  // The git door: nothing of the product, not even the kernel (see the test of its own below).
+  git: [],
+  repositories: ['git', 'kernel'],
+  accounts: ['db', 'background', 'kernel'],
+  projects: ['accounts', 'repositories', 'git', 'db', 'kernel'],
+  'git-host': ['projects', 'repositories', 'accounts', 'git', 'kernel'],
   dashboards: ['accounts', 'db', 'kernel'],
-  changes: ['accounts', 'git', 'db', 'manifest', 'background', 'kernel'],
+  changes: ['accounts', 'projects', 'repositories', 'git', 'db', 'manifest', 'background', 'kernel'],
   manifest: ['kernel'],
-  sessions: ['accounts', 'git', 'changes', 'shared', 'background', 'db', 'kernel'],
-  triggers: ['accounts', 'git', 'manifest', 'sessions', 'background', 'db', 'kernel'],
-  web: ['accounts', 'dashboards', 'changes', 'sessions', 'triggers', 'db', 'background', 'kernel'],
+  sessions: ['accounts', 'projects', 'repositories', 'git', 'changes', 'shared', 'background', 'db', 'kernel'],
+  triggers: ['accounts', 'projects', 'repositories', 'git', 'manifest', 'sessions', 'background', 'db', 'kernel'],
+  web: ['accounts', 'projects', 'dashboards', 'changes', 'sessions', 'triggers', 'db', 'background', 'kernel'],
   server: LAYERS,
   cli: ['shared', 'kernel'],
 };
@@ -50,9 +91,6 @@ const MAY_IMPORT_TYPES: Partial<Record<Layer, readonly Layer[]>> = {
  * Route files (routes.ts, routes/, *-routes.ts) and the web pages may import these and nothing else of server/.
  */
 const SERVER_HTTP_KIT = ['access-check', 'authenticate', 'client-signal', 'credentials', 'error-handler', 'etag', 'http-schemas', 'schema-errors'].map((name) => `src/server/${name}.ts`);
-
-/** The git host decides who may fetch and push with the one credentials module. */
-const GIT_HOST_CREDENTIALS = ['src/git/http-routes.ts'];
 
 /** Packages the in-sandbox daemon may use (it ships without node_modules of its own): none yet. */
 const DAEMON_PACKAGES: readonly string[] = [];
@@ -156,7 +194,6 @@ function crossing(file: string, imported: Import): string | null {
   if (MAY_IMPORT[fromLayer].includes(toLayer)) return null;
   if (imported.typeOnly && MAY_IMPORT_TYPES[fromLayer]?.includes(toLayer)) return null;
   if ((isRouteFile(from) || fromLayer === 'web') && SERVER_HTTP_KIT.includes(to)) return null;
-  if (GIT_HOST_CREDENTIALS.includes(from) && to === 'src/server/credentials.ts') return null;
   return `${from} -> ${to}`;
 }
 
@@ -204,6 +241,16 @@ test('the in-sandbox daemon loads only Node built-ins, the named packages, src/d
   }
 });
 
+test('the git door loads nothing of the product and no package: only Node built-ins and src/git', () => {
+  const door = sourceFiles(path.join(srcDir, 'git'));
+  expect(door.map(rel)).toContain('src/git/run-git.ts');
+  for (const file of door) {
+    // Type-only imports count too: the door names no type of the product either.
+    const outside = importsOf(fs.readFileSync(file, 'utf8')).filter((imported) => !imported.specifier.startsWith('node:') && !imported.specifier.startsWith('./'));
+    expect(outside.map((imported) => imported.specifier), rel(file)).toEqual([]);
+  }
+});
+
 test('the svc command loads no database driver, web framework or chart engine until `svc serve` starts the server', () => {
   const { files, packages } = staticClosure(path.join(srcDir, 'cli', 'main.ts'));
   expect(files.size).toBeGreaterThan(10);
@@ -225,4 +272,7 @@ test('the import check reads every form of import, and tells type-only ones apar
   expect(crossing(path.join(srcDir, 'changes', 'x.ts'), { specifier: '../server/start.js', typeOnly: false, dynamic: false })).toBe('src/changes/x.ts -> src/server/start.ts');
   expect(crossing(path.join(srcDir, 'sessions', 'x.ts'), { specifier: 'pg', typeOnly: false, dynamic: false })).toBe('src/sessions/x.ts -> package pg');
   expect(crossing(path.join(srcDir, 'sessions', 'routes.ts'), { specifier: '../server/authenticate.js', typeOnly: false, dynamic: false })).toBeNull();
+  // The git door may not reach even the kernel's types; a project repository may use the door.
+  expect(crossing(path.join(srcDir, 'git', 'x.ts'), { specifier: '../config.js', typeOnly: true, dynamic: false })).toBe('src/git/x.ts -> src/config.ts');
+  expect(crossing(path.join(srcDir, 'repositories', 'x.ts'), { specifier: '../git/run-git.js', typeOnly: false, dynamic: false })).toBeNull();
 });

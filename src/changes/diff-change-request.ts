@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { ActorContext } from '../context.js';
 import { diffThreeDotWithinLimits, type DiffFile, type LimitedDiffResult, type OmittedFile } from '../git/index.js';
-import { UpstreamUnavailableError } from '../git/project-repository.js';
+import { UpstreamUnavailableError } from '../repositories/project-repository.js';
 import { loadProjectForChangeRequests } from './change-request-access.js';
 import { diffedCommits } from './compared-commits.js';
 import { formatBytes } from './format-bytes.js';

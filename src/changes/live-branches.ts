@@ -2,7 +2,8 @@ import type { ProjectRow } from '../accounts/access.js';
 import type { Services } from '../context.js';
 import { resolveBranchTips } from '../git/branch-tips.js';
 import { listBranchTips } from '../git/index.js';
-import { openProjectRepository, type ProjectRepository } from '../git/project-repository.js';
+import { type ProjectRepository } from '../repositories/project-repository.js';
+import { openProjectRepository } from '../projects/repository-of.js';
 
 /** The project's repository and its branch tips as of now; either is null when it cannot be read. */
 export interface LiveBranches {

@@ -9,7 +9,8 @@ import {
   type PrepareMergeOptions,
 } from '../git/index.js';
 import { previewMerge } from '../git/merge.js';
-import { openProjectRepository, UpstreamUnavailableError, type ProjectRepository } from '../git/project-repository.js';
+import { UpstreamUnavailableError, type ProjectRepository } from '../repositories/project-repository.js';
+import { openProjectRepository } from '../projects/repository-of.js';
 import { loadProjectForChangeRequests } from './change-request-access.js';
 import type { ChangeRequestRow } from './change-request-row.js';
 import { findChangeRequest } from './find-change-request.js';

@@ -1,7 +1,7 @@
 import type { ActorContext } from '../context.js';
 import { previewMerge } from '../git/merge.js';
 import type { MergePreview } from '../git/index.js';
-import { UpstreamUnavailableError } from '../git/project-repository.js';
+import { UpstreamUnavailableError } from '../repositories/project-repository.js';
 import { loadProjectForChangeRequests } from './change-request-access.js';
 import { commitsToMergeNow, explainMissingCommits } from './compared-commits.js';
 import { findChangeRequest } from './find-change-request.js';

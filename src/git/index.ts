@@ -1,4 +1,4 @@
-/** The git layer: the only code in svc that runs git. Other domains import from here. */
+/** The git door: the only code in svc that runs git, and it imports nothing of the product. Other domains import from here. */
 export {
   assertBranchName,
   assertFullObjectId,
@@ -89,36 +89,3 @@ export {
   type RemoteCredentials,
 } from './mirror.js';
 export { isRepoLocked, withRepoLock } from './repo-lock.js';
-export {
-  GIT_TOKEN_SECRET,
-  GIT_USERNAME_SECRET,
-  hostedRepositoryPath,
-  mirrorRepositoryPath,
-  openProjectRepository,
-  provisionProjectRepository,
-  removeProjectRepository,
-  UpstreamUnavailableError,
-  type BranchSwapOptions,
-  type OpenProjectRepositoryOptions,
-  type ProjectRepository,
-} from './project-repository.js';
-export {
-  advertiseRefs,
-  advertisementContentType,
-  classifySmartHttpRequest,
-  decodeRequestBody,
-  DEFAULT_SERVICE_TIMEOUT_MS,
-  gitProtocolFromHeader,
-  NO_CACHE_HEADERS,
-  parseGitService,
-  requestContentType,
-  requiredCapability,
-  resultContentType,
-  runService,
-  serveSmartHttp,
-  type GitService,
-  type RunServiceOptions,
-  type ServeSmartHttpOptions,
-  type ServiceOptions,
-  type SmartHttpRequest,
-} from './smart-http.js';

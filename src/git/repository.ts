@@ -14,7 +14,7 @@ export interface InitBareOptions {
 }
 
 /**
- * The second line behind svc's push rules (guarded-receive.ts reads every push before git does): the
+ * The second line behind svc's push rules (git-host/guarded-receive.ts reads every push before git does): the
  * branch HEAD names, the default branch, is never updated or deleted by a push; only creating it, while
  * it does not exist, is let through. `receive.denyDeletes` cannot express this (it covers every branch,
  * and session branches must stay deletable). POSIX sh because git runs hooks itself.

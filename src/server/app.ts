@@ -1,6 +1,6 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
-import { projectRoutes } from '../accounts/routes/projects.js';
+import { projectRoutes } from '../projects/routes/projects.js';
 import { secretRoutes } from '../accounts/routes/secrets.js';
 import { tokenRoutes } from '../accounts/routes/tokens.js';
 import { userRoutes } from '../accounts/routes/users.js';
@@ -16,7 +16,7 @@ import { PageRenderer } from '../web/page-renderer.js';
 import type { LoginThrottle } from '../web/login-throttle.js';
 import type { Prerenderer } from '../web/prerender.js';
 import { isWebPagePath, sendErrorPage, webRoutes } from '../web/routes.js';
-import { gitHttpRoutes } from '../git/http-routes.js';
+import { gitHttpRoutes } from '../git-host/http-routes.js';
 import { authenticateRequests } from './authenticate.js';
 import { answerClientError } from './client-error.js';
 import { MAX_PATH_PARAMETER_LENGTH, registerErrorHandling, toAppError } from './error-handler.js';

@@ -3,7 +3,7 @@ import type { ActorContext } from '../context.js';
 import { nowIso } from '../db/values.js';
 import { AppError, repositoryEmpty } from '../errors.js';
 import { listBranchTips } from '../git/index.js';
-import { openProjectRepository } from '../git/project-repository.js';
+import { openProjectRepository } from '../projects/repository-of.js';
 import { hashToken } from '../accounts/token-secrets.js';
 import { newId } from '../ids.js';
 import { branchIssues, shortBranchName } from '../changes/input-rules.js';

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ProjectRow } from '../accounts/access.js';
-import { cloneUrl } from '../accounts/presenters.js';
+import { cloneUrl } from '../projects/presenters.js';
 import type { Services } from '../context.js';
 import type { SessionRow } from './session-row.js';
 import { cliTokenOf, sandboxTokenOf } from './session-tokens.js';

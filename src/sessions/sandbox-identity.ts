@@ -2,7 +2,7 @@
  * What a sandbox asks of svc with its own token (contract §6): a short-lived git credential, the execution
  * lease, and the runtime's root session. The token names its session; nothing else is reachable with it.
  */
-import { cloneUrl } from '../accounts/presenters.js';
+import { cloneUrl } from '../projects/presenters.js';
 import { generateToken, hashToken } from '../accounts/token-secrets.js';
 import type { ActorContext } from '../context.js';
 import { nowIso } from '../db/values.js';

@@ -8,7 +8,7 @@ import type { ProjectRow } from '../accounts/access.js';
 import type { Services } from '../context.js';
 import { AppError } from '../errors.js';
 import { resolveRef } from '../git/index.js';
-import { openProjectRepository } from '../git/project-repository.js';
+import { openProjectRepository } from '../projects/repository-of.js';
 import { readJson } from '../db/values.js';
 import type { NormalizedTrigger } from '../manifest/index.js';
 import { createSession } from '../sessions/create-session.js';

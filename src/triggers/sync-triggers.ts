@@ -9,7 +9,7 @@ import type { ProjectRow } from '../accounts/access.js';
 import type { Services } from '../context.js';
 import { readBool, readJson } from '../db/values.js';
 import { readFilesAtRef, resolveRef } from '../git/index.js';
-import { openProjectRepository } from '../git/project-repository.js';
+import { openProjectRepository } from '../projects/repository-of.js';
 import { MANIFEST_FILENAMES, readManifestFromTree, type NormalizedTrigger, type TriggerError } from '../manifest/index.js';
 import { nextFireAt } from './next-fire.js';
 import { definitionOf } from './trigger-row.js';

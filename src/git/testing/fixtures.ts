@@ -1,6 +1,6 @@
 /**
  * Test fixtures for the git layer: temporary repositories built with the real git CLI (the way a person or
- * an agent would), and a node:http server that hosts bare repositories through smart-http.ts.
+ * an agent would), and a node:http server that hosts bare repositories through git-host/smart-http.ts.
  * Setup deliberately runs git on its own (execFileSync) rather than through run-git.ts, so tests do not
  * use the code under test to build their expectations.
  */
@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { serveSmartHttp } from '../smart-http.js';
+import { serveSmartHttp } from '../../git-host/smart-http.js';
 
 const createdDirectories: string[] = [];
 

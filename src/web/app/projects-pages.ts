@@ -1,6 +1,6 @@
 /** GET / (the reader's projects, where sign-in lands) and GET /projects/:slug (a project's overview). */
 import type { FastifyInstance } from 'fastify';
-import { listProjects } from '../../accounts/projects.js';
+import { listProjects } from '../../projects/projects.js';
 import type { ProjectRow } from '../../accounts/access.js';
 import { listChangeRequests } from '../../changes/list-change-requests.js';
 import type { ChangeRequestRow } from '../../changes/change-request-row.js';

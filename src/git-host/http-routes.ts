@@ -27,7 +27,7 @@ import { AppError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { GIT_SURFACE, requireActor } from '../server/credentials.js';
 import { toAppError } from '../server/error-handler.js';
-import { openProjectRepository } from './project-repository.js';
+import { openProjectRepository } from '../projects/repository-of.js';
 import { classifySmartHttpRequest, NO_CACHE_HEADERS, requestContentType, requiredCapability, serveSmartHttp } from './smart-http.js';
 
 const AUTHENTICATE_CHALLENGE = 'Basic realm="svc"';

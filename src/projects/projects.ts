@@ -3,15 +3,16 @@ import { isUniqueViolation } from '../db/database.js';
 import { nowIso } from '../db/values.js';
 import { AppError, nameTaken, notFound, validationFailed } from '../errors.js';
 import { remoteKind } from '../git/arguments.js';
-import { assertDefaultBranchExists } from '../git/default-branch-choice.js';
 import { InvalidGitArgumentError } from '../git/errors.js';
-import { assertPublicRepoHost } from '../git/upstream-address.js';
-import { GIT_TOKEN_SECRET, GIT_USERNAME_SECRET, provisionProjectRepository, removeProjectRepository } from '../git/project-repository.js';
-import { assertUpstreamReadable } from '../git/upstream-check.js';
+import { assertDefaultBranchExists } from '../repositories/default-branch-choice.js';
+import { assertPublicRepoHost } from '../repositories/upstream-address.js';
+import { GIT_TOKEN_SECRET, GIT_USERNAME_SECRET } from '../repositories/project-repository.js';
+import { assertUpstreamReadable } from '../repositories/upstream-check.js';
 import { newId } from '../ids.js';
-import { forgetCachedPrincipals } from './principal.js';
-import { putSecret } from './secrets.js';
-import { loadProjectFor, requireCapability, requireUserToken, type ProjectRow } from './access.js';
+import { forgetCachedPrincipals } from '../accounts/principal.js';
+import { putSecret } from '../accounts/secrets.js';
+import { loadProjectFor, requireCapability, requireUserToken, type ProjectRow } from '../accounts/access.js';
+import { openProjectRepository, provisionProjectRepository, removeProjectRepository } from './repository-of.js';
 import { inTransaction } from '../db/in-transaction.js';
 
 export interface CreateProjectInput {
@@ -147,7 +148,9 @@ export async function updateProject(ctx: ActorContext, projectId: string, input:
   const changes: Partial<ProjectRow> = {};
   if (input.name !== undefined) changes.name = input.name.trim();
   if (input.default_branch !== undefined) changes.default_branch = input.default_branch;
-  if (changes.default_branch !== undefined && changes.default_branch !== project.default_branch) await assertDefaultBranchExists(ctx, project, changes.default_branch);
+  if (changes.default_branch !== undefined && changes.default_branch !== project.default_branch) {
+    await assertDefaultBranchExists(await openProjectRepository(ctx, project), project.repo_url, changes.default_branch);
+  }
   if (Object.keys(changes).length === 0) return project;
   changes.updated_at = nowIso();
   await ctx.db.updateTable('projects').set(changes).where('id', '=', project.id).execute();

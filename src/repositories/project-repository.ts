@@ -6,9 +6,9 @@
  * compareAndSwapBranch, which never forces.
  *
  * Hosted repositories refuse non-fast-forward pushes on every branch, and any push that updates or deletes
- * the default branch (guarded-receive.ts, with a pre-receive hook behind it); other branches may be
+ * the default branch (git-host/guarded-receive.ts, with a pre-receive hook behind it); other branches may be
  * deleted, because CR merges leave branches behind and people clean them up by hand (see
- * HOSTED_REPOSITORY_CONFIG in repository.ts).
+ * HOSTED_REPOSITORY_CONFIG in git/repository.ts).
  *
  * Mirrors are fetched when the last fetch by this process is older than `mirrorMaxAgeMs` (SVC_MIRROR_MAX_AGE_MS, 5 s by default)
  * or when a caller forces it; concurrent refreshes of one mirror share one git process (fetchMirror).
@@ -17,19 +17,39 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { readSecretValue } from '../accounts/secrets.js';
-import type { ProjectRow } from '../accounts/access.js';
 import type { Config } from '../config.js';
-import type { Services } from '../context.js';
-import { readBool } from '../db/values.js';
 import { AppError } from '../errors.js';
-import { branchRef, remoteKind } from './arguments.js';
-import { GitError, InvalidGitArgumentError, PushRejectedError, RefUpdateRaceError } from './errors.js';
-import { compareAndSwapRef } from './merge.js';
-import { ensureMirror, fetchMirror, invalidateMirror, pushBranch, type RemoteCredentials } from './mirror.js';
-import { withRepoLock } from './repo-lock.js';
+import { branchRef, remoteKind } from '../git/arguments.js';
+import { GitError, InvalidGitArgumentError, PushRejectedError, RefUpdateRaceError } from '../git/errors.js';
+import { compareAndSwapRef } from '../git/merge.js';
+import { ensureMirror, fetchMirror, invalidateMirror, pushBranch, type RemoteCredentials } from '../git/mirror.js';
+import { withRepoLock } from '../git/repo-lock.js';
+import { applyHostedRepositoryPolicy, initBare, isAncestor, resolveRef, setDefaultBranch } from '../git/repository.js';
 import { publicUpstreamTransport } from './upstream-address.js';
-import { applyHostedRepositoryPolicy, initBare, isAncestor, resolveRef, setDefaultBranch } from './repository.js';
+
+/**
+ * What opening a project's repository needs to know of the project, and nothing more: the product reads
+ * it from its own rows (src/projects/repository-of.ts) and passes it in.
+ */
+export interface RepositorySource {
+  id: string;
+  defaultBranch: string;
+  /** The repository this one mirrors (the project's repo_url), or null for a repository svc hosts. */
+  upstream: string | null;
+}
+
+/** How a mirror reaches its upstream: read by the caller (project secrets, who created the project) and passed in. */
+export interface UpstreamAccess {
+  credentials: Pick<RemoteCredentials, 'token' | 'username'>;
+  /**
+   * Contact the upstream only at a public address, checked again before every network operation
+   * (publicUpstreamTransport): a project a non-administrator created.
+   */
+  pinToPublicAddress: boolean;
+}
+
+/** Where repositories live and how old a mirror's last fetch may be: the configuration's part. */
+export type RepositoryPlace = Pick<Config, 'dataDir' | 'mirrorMaxAgeMs'>;
 
 export interface ProjectRepository {
   /** The bare repository svc operates on: the hosted repo, or the local mirror of repo_url. */
@@ -66,6 +86,13 @@ export interface OpenProjectRepositoryOptions {
   mirrorMaxAgeMs?: number;
 }
 
+export interface OpenRepositoryOptions extends OpenProjectRepositoryOptions {
+  /** A mirror's credentials and address rule; asked for only when the source has an upstream. */
+  upstreamAccess: () => Promise<UpstreamAccess>;
+  /** A mirror's fetch ran (branches, the default one included, may have moved). */
+  onFetched: () => void;
+}
+
 /** The project secret holding the upstream token of a mirror project (contract §4). */
 export const GIT_TOKEN_SECRET = 'GIT_TOKEN';
 /**
@@ -97,61 +124,61 @@ export function mirrorRepositoryPath(config: Pick<Config, 'dataDir'>, projectId:
  * refresh(). Throws UpstreamUnavailableError when a mirror has never been cloned and its upstream cannot be
  * reached.
  */
-export async function openProjectRepository(
-  services: Services,
-  project: ProjectRow,
-  options: OpenProjectRepositoryOptions = {},
+export async function openRepository(
+  place: RepositoryPlace,
+  source: RepositorySource,
+  options: OpenRepositoryOptions,
 ): Promise<ProjectRepository> {
-  if (project.repo_url === null) {
-    const repoPath = hostedRepositoryPath(services.config, project.id);
+  if (source.upstream === null) {
+    const repoPath = hostedRepositoryPath(place, source.id);
     // Once per process: creates a repository that is missing, and brings the receive policy and hook of
     // one made by an older svc up to date. HEAD is left alone: only PATCH moves it (this row may be older).
     const key = path.resolve(repoPath);
     if (!provisionedHosted.has(key)) {
       if (await isRepository(repoPath)) await withRepoLock(repoPath, () => applyHostedRepositoryPolicy(repoPath));
-      else await provisionHosted(repoPath, project.default_branch);
+      else await provisionHosted(repoPath, source.defaultBranch);
       provisionedHosted.add(key);
     }
     return new HostedRepository(repoPath);
   }
-  const mirrorPath = mirrorRepositoryPath(services.config, project.id);
-  const transport = await upstreamTransport(services, project, project.repo_url);
-  await cloneMirrorIfMissing(project.repo_url, mirrorPath, transport);
+  const mirrorPath = mirrorRepositoryPath(place, source.id);
+  const transport = upstreamTransport(source.upstream, await options.upstreamAccess());
+  await cloneMirrorIfMissing(source.upstream, mirrorPath, transport);
   return new MirrorRepository({
     path: mirrorPath,
-    upstreamUrl: project.repo_url,
+    upstreamUrl: source.upstream,
     transport,
-    maxAgeMs: options.mirrorMaxAgeMs ?? services.config.mirrorMaxAgeMs,
-    onFetched: () => services.events.emit('project.branch-moved', { projectId: project.id }),
+    maxAgeMs: options.mirrorMaxAgeMs ?? place.mirrorMaxAgeMs,
+    onFetched: options.onFetched,
   });
 }
 
 /**
  * Called when a project is created or its default branch changes. Hosted: creates the bare repository with
  * its receive policy, or re-applies the policy and points HEAD at the (new) default branch. Mirror: checks
- * that repo_url is a transport svc talks to (throws InvalidGitArgumentError otherwise); the clone happens
+ * that the upstream is a transport svc talks to (throws InvalidGitArgumentError otherwise); the clone happens
  * on first open, so creating a project never waits for the network.
  */
-export async function provisionProjectRepository(services: Services, project: ProjectRow): Promise<void> {
-  if (project.repo_url !== null) {
-    remoteKind(project.repo_url);
+export async function provisionRepository(place: Pick<Config, 'dataDir'>, source: RepositorySource): Promise<void> {
+  if (source.upstream !== null) {
+    remoteKind(source.upstream);
     return;
   }
-  await provisionHosted(hostedRepositoryPath(services.config, project.id), project.default_branch);
+  await provisionHosted(hostedRepositoryPath(place, source.id), source.defaultBranch);
 }
 
 /** Deletes whatever svc keeps on disk for the project: the hosted repository and any mirror. Idempotent. */
-export async function removeProjectRepository(services: Services, project: ProjectRow): Promise<void> {
-  const mirrorPath = mirrorRepositoryPath(services.config, project.id);
-  for (const repoPath of [hostedRepositoryPath(services.config, project.id), mirrorPath]) {
+export async function removeRepository(place: Pick<Config, 'dataDir'>, projectId: string): Promise<void> {
+  const mirrorPath = mirrorRepositoryPath(place, projectId);
+  for (const repoPath of [hostedRepositoryPath(place, projectId), mirrorPath]) {
     await withRepoLock(repoPath, () => fs.rm(repoPath, { recursive: true, force: true }));
   }
   invalidateMirror(mirrorPath);
   verifiedMirrors.delete(path.resolve(mirrorPath));
-  provisionedHosted.delete(path.resolve(hostedRepositoryPath(services.config, project.id)));
+  provisionedHosted.delete(path.resolve(hostedRepositoryPath(place, projectId)));
 }
 
-/** Hosted repositories whose policy this process has applied (see openProjectRepository). */
+/** Hosted repositories whose policy this process has applied (see openRepository). */
 const provisionedHosted = new Set<string>();
 
 async function provisionHosted(repoPath: string, defaultBranch: string): Promise<void> {
@@ -180,16 +207,9 @@ type UpstreamTransport = () => Promise<RemoteCredentials>;
  * and pinning of publicUpstreamTransport on every network operation: its repo_url was checked when it was
  * created, but the name may point elsewhere since.
  */
-async function upstreamTransport(services: Services, project: ProjectRow, upstreamUrl: string): Promise<UpstreamTransport> {
-  const [token, username, creator] = await Promise.all([
-    readSecretValue(services, project.id, GIT_TOKEN_SECRET),
-    readSecretValue(services, project.id, GIT_USERNAME_SECRET),
-    services.db.selectFrom('users').select('is_admin').where('id', '=', project.created_by).executeTakeFirst(),
-  ]);
-  const credentials: RemoteCredentials = {};
-  if (token) credentials.token = token;
-  if (username) credentials.username = username;
-  if (creator !== undefined && readBool(creator.is_admin)) return async () => credentials;
+function upstreamTransport(upstreamUrl: string, access: UpstreamAccess): UpstreamTransport {
+  const credentials: RemoteCredentials = { ...access.credentials };
+  if (!access.pinToPublicAddress) return async () => credentials;
   return async () => {
     const checked = await publicUpstreamTransport(upstreamUrl);
     if ('refusedAddress' in checked) {

@@ -16,10 +16,10 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { userValue } from './arguments.js';
+import { userValue } from '../git/arguments.js';
 import { runGuardedReceive, type ReceiveGuard } from './guarded-receive.js';
-import { FLUSH_PKT, pktLine } from './receive-commands.js';
-import { runGit, startGit } from './run-git.js';
+import { FLUSH_PKT, pktLine } from '../git/receive-commands.js';
+import { runGit, startGit } from '../git/run-git.js';
 
 export type GitService = 'git-upload-pack' | 'git-receive-pack';
 

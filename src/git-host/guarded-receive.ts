@@ -17,8 +17,8 @@ import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { defaultBranchAdvice, pushRefusal, type PushRules } from './push-rules.js';
-import { parseCommandSection, refusalResponse, type CommandSection, type PushRefusal } from './receive-commands.js';
-import { startGit } from './run-git.js';
+import { parseCommandSection, refusalResponse, type CommandSection, type PushRefusal } from '../git/receive-commands.js';
+import { startGit } from '../git/run-git.js';
 
 export interface ReceiveGuard {
   rules: PushRules;

@@ -7,7 +7,8 @@ import { authenticate } from '../../server/authenticate.js';
 import { errorResponses } from '../../server/http-schemas.js';
 import { presentProject } from '../presenters.js';
 import { createProject, deleteProject, getProject, listProjects, loadProjectToChange, requireProjectCreator, updateProject } from '../projects.js';
-import { BranchName, Project, ProjectParams, ProjectSlug, RepoUrl } from './schemas.js';
+import { ProjectParams } from '../../accounts/routes/schemas.js';
+import { BranchName, Project, ProjectSlug, RepoUrl } from './schemas.js';
 
 const tags = ['projects'];
 

@@ -4,24 +4,21 @@
  * cannot be read (and, on a hosted repository, a default branch any push could create). The one exception
  * is a hosted repository with no branches at all, where the first push creates the default branch.
  */
-import type { ProjectRow } from '../accounts/access.js';
-import type { Services } from '../context.js';
 import { branchMissing, repositoryEmpty } from '../errors.js';
-import { displayUrl, openProjectRepository } from './project-repository.js';
-import { listBranchTips } from './repository.js';
+import { listBranchTips } from '../git/repository.js';
+import { displayUrl, type ProjectRepository } from './project-repository.js';
 
 /** How many existing branches a refusal names. */
 const BRANCHES_SHOWN = 10;
 
-/** Throws CONFLICT when `branch` cannot become the project's default branch. */
-export async function assertDefaultBranchExists(services: Services, project: ProjectRow, branch: string): Promise<void> {
-  const repository = await openProjectRepository(services, project);
+/** Throws CONFLICT when `branch` cannot become the default branch of the project whose repository this is (mirroring `upstream`, or hosted). */
+export async function assertDefaultBranchExists(repository: ProjectRepository, upstream: string | null, branch: string): Promise<void> {
   // A mirror is fetched first, so a branch just pushed to the upstream counts.
   await repository.refresh({ force: true });
   const branches = [...(await listBranchTips(repository.path)).keys()].sort();
   if (branches.includes(branch)) return;
   if (repository.kind === 'hosted' && branches.length === 0) return;
-  const where = repository.kind === 'hosted' ? "The project's repository" : `The repository ${displayUrl(project.repo_url ?? '')}`;
+  const where = repository.kind === 'hosted' ? "The project's repository" : `The repository ${displayUrl(upstream ?? '')}`;
   if (branches.length === 0) {
     throw repositoryEmpty(`${where} has no branches yet, so "${branch}" cannot be the default branch; push ${branch} to it first.`);
   }

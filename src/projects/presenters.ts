@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import type { ProjectRow } from './access.js';
+import type { ProjectRow } from '../accounts/access.js';
 
 export function cloneUrl(project: Pick<ProjectRow, 'id' | 'repo_url'>, config: Pick<Config, 'baseUrl'>): string {
   return project.repo_url ?? `${config.baseUrl}/git/${project.id}.git`;

@@ -5,7 +5,7 @@
  * yet (the first push into a new project's empty repository). Nothing outside `refs/heads/` is accepted:
  * tags, notes and other namespaces would be history that no change request reviewed.
  */
-import { isZeroId, type RefCommand } from './receive-commands.js';
+import { isZeroId, type RefCommand } from '../git/receive-commands.js';
 
 export interface PushRules {
   /** The project's default branch (its short name), read when the push arrives, so it follows PATCH. */

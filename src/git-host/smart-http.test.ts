@@ -4,7 +4,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { initBare } from './repository.js';
+import { initBare } from '../git/repository.js';
 import {
   advertiseRefs,
   classifySmartHttpRequest,
@@ -14,7 +14,7 @@ import {
   resultContentType,
   advertisementContentType,
 } from './smart-http.js';
-import { git, gitAsync, gitFailsAsync, removeTempDirs, startGitHttpServer, tempDir, type GitHttpServer } from './testing/fixtures.js';
+import { git, gitAsync, gitFailsAsync, removeTempDirs, startGitHttpServer, tempDir, type GitHttpServer } from '../git/testing/fixtures.js';
 
 afterAll(removeTempDirs);
 

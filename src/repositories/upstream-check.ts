@@ -4,9 +4,9 @@
  * rather than discovered at the first change request as a 502.
  */
 import { validationFailed } from '../errors.js';
-import { remoteKind } from './arguments.js';
-import { GitError, GitTimeoutError } from './errors.js';
-import { listRemoteHeads, type RemoteCredentials } from './mirror.js';
+import { remoteKind } from '../git/arguments.js';
+import { GitError, GitTimeoutError } from '../git/errors.js';
+import { listRemoteHeads, type RemoteCredentials } from '../git/mirror.js';
 import { gitFailureReason } from './project-repository.js';
 import { publicUpstreamTransport, specialAddressRefusal } from './upstream-address.js';
 
