@@ -67,6 +67,8 @@ export async function bundleSandboxPrograms(): Promise<void> {
       banner: { js: BANNER },
       plugins: [sandboxStandIns],
       metafile: true,
+      // Inputs in the metafile are named relative to the package, wherever the build was started.
+      absWorkingDir: PACKAGE_ROOT,
       logLevel: 'warning',
     });
     fs.chmodSync(outfile, 0o755);
