@@ -2,7 +2,8 @@
  * The layers of docs/architecture.md ("Folders and what they may use"), checked: every import of every
  * file under src/ (tests and src/testing aside) goes the way the table allows, packages stay where they
  * belong, and the programs that ship on their own (the in-sandbox daemon, the CLI) never pull in the
- * database drivers, Fastify or the chart engine.
+ * database drivers, Fastify or the chart engine. test/sandbox-bundles.test.ts checks the same of the bundles
+ * those programs ship as (dist/sandbox/, scripts/bundle-sandbox.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
