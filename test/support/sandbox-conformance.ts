@@ -127,7 +127,7 @@ export function sandboxConformance(options: ConformanceOptions): void {
    * The checks are steps of one sandbox's life on the two shared sessions: A pushes a commit, its daemon is
    * killed and comes back, then A stops, resumes with that commit and is deleted with B. A later step reads
    * what an earlier one did, and the last deletes both, so this suite runs in the order written (shuffled,
-   * `--sequence.seed=1795678414948` failed the stop step on every provider).
+   * `--sequence.seed=1795678414948` failed the stop step on process and docker).
    */
   describe(`the ${options.provider} provider (${testDialect})`, { shuffle: false }, () => {
     it('runs a session with its sandbox active and spec 3\'s environment', async () => {
