@@ -1,4 +1,3 @@
 #!/usr/bin/env node
-import { main } from '../dist/src/daemon/svc-agent.js';
-
-await main(process.argv.slice(2));
+// The daemon runs from its bundle everywhere (scripts/bundle-sandbox.ts), so what a host runs is what a sandbox runs.
+import '../dist/sandbox/svc-agent.mjs';

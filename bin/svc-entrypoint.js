@@ -1,5 +1,3 @@
 #!/usr/bin/env node
-import { fileURLToPath } from 'node:url';
-import { runEntrypoint } from '../dist/src/daemon/svc-entrypoint.js';
-
-runEntrypoint(fileURLToPath(new URL('./svc-agent.js', import.meta.url)), process.argv.slice(2));
+// The entrypoint runs from its bundle, which starts the svc-agent bundle beside it (scripts/bundle-sandbox.ts).
+import '../dist/sandbox/svc-entrypoint.mjs';

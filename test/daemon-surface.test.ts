@@ -8,6 +8,7 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { descendants } from '../src/shared/process-tree.js';
 import { createDaemonFixture, rssMb, type DaemonFixture } from './support/daemon-harness.js';
 import { followEvents } from './support/runtime-fixture.js';
 import { gate } from './support/scripted-model.js';
@@ -160,18 +161,39 @@ test('the runtime sees every injected variable and the project secrets; /svc/env
   expect(environ.some((entry) => entry.startsWith('PROJECT_SECRET='))).toBe(false);
 }, 180_000);
 
+function commandOf(pid: number): string | null {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
+  } catch {
+    return null;
+  }
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The state follows the command name in parentheses, which may itself hold spaces.
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return false;
+  }
+}
+
 test('/svc/abort aborts the turn and ends the shell command it left running', async () => {
   const marker = path.join(daemon.root, 'abort-started');
   daemon.model.push({ tool: 'bash', input: { command: `touch ${marker}; sleep 600`, description: 'Wait a long time', timeout: 900000 } });
   await prompt('Wait.');
   while (!fs.existsSync(marker)) await new Promise((resolve) => setTimeout(resolve, 50));
-  const sleepers = () => execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes('sleep 600') && !line.includes('ps -eo'));
-  expect(sleepers().length).toBeGreaterThan(0);
+  // This daemon's own sleepers (other sandboxes on the machine may be sleeping too), by pid: one that outlived
+  // the abort would be re-parented out of the tree, so it is looked for by its pid afterwards.
+  const sleepers = descendants(daemon.entrypoint!.pid!).filter((pid) => commandOf(pid) === 'sleep 600');
+  expect(sleepers.length).toBeGreaterThan(0);
   const response = await daemon.request('POST', '/svc/abort');
   expect(response.status).toBe(200);
   expect(response.body.aborted).toContain(rootId);
-  for (let attempt = 0; sleepers().length > 0 && attempt < 100; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(sleepers()).toEqual([]);
+  const running = () => sleepers.filter((pid) => commandOf(pid) === 'sleep 600' && !isZombie(pid));
+  for (let attempt = 0; running().length > 0 && attempt < 100; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(running()).toEqual([]);
   await daemon.waitHealth((h) => h.lease.busy_sessions.length === 0);
 }, 120_000);
 

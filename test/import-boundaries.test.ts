@@ -3,6 +3,8 @@
  * file under src/ (tests and src/testing aside) goes the way the table allows, packages stay where they
  * belong, and the programs that ship on their own (the in-sandbox daemon, the CLI) never pull in the
  * database drivers, Fastify or the chart engine; the git door imports nothing of the product.
+ * test/sandbox-bundles.test.ts checks the same of the bundles those programs ship as (dist/sandbox/,
+ * scripts/bundle-sandbox.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,7 +1,4 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { PACKAGE_ROOT } from '../package-root.js';
 import { registerCr } from './cr/index.js';
 import { registerDashboard } from './dashboard.js';
 import { CliError, processDeps } from './deps.js';
@@ -15,6 +12,7 @@ import { registerSession } from './session/index.js';
 import { registerToken } from './token.js';
 import { registerTrigger } from './trigger/index.js';
 import { registerUser } from './user.js';
+import { packageVersion } from './version.js';
 
 export function buildProgram(): Command {
   const program = new Command('svc')
@@ -45,11 +43,6 @@ export function buildProgram(): Command {
     }
   }
   return program;
-}
-
-function packageVersion(): string {
-  const manifest = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
-  return manifest.version;
 }
 
 // A reader that stops early (`svc dashboard ls | head -1`) closes the pipe: it has what it wanted, so

@@ -11,7 +11,7 @@ import { LeaseKeeper } from './lease-keeper.js';
 import { killDescendants } from '../shared/process-tree.js';
 import { RootSession } from './root-session.js';
 import { RuntimeProcess } from './runtime-process.js';
-import { readSettings } from './settings.js';
+import { readSettings, type DaemonSettings } from './settings.js';
 import { Workspace } from './workspace.js';
 
 type DaemonState = 'booting' | 'cloning' | 'ready' | 'error' | 'stopping';
@@ -46,8 +46,7 @@ async function credentialHelper(operation: string | undefined): Promise<void> {
   }
 }
 
-async function daemon(): Promise<void> {
-  const settings = readSettings();
+async function daemon(settings: DaemonSettings): Promise<void> {
   const startedAt = new Date();
   let state: DaemonState = 'booting';
   let stateError: string | null = null;
@@ -166,5 +165,14 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  await daemon();
+  let settings: DaemonSettings;
+  try {
+    settings = readSettings();
+  } catch (error) {
+    // A setting the sandbox was given wrong: one line in the sandbox's log, not a stack trace.
+    process.stderr.write(`svc-agent: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  await daemon(settings);
 }

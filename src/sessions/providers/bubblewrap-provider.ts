@@ -2,8 +2,9 @@
  * The `bubblewrap` provider (contract §6): each sandbox is a bubblewrap container with user, pid, ipc,
  * uts, mount and network namespaces, laid out as spec 3 says. The host's system directories are mounted
  * read-only; the sandbox's own workspace and runtime home (kept under `<data dir>/sandboxes/<id>`, so they
- * survive stop and resume) are the only writable places besides a private /tmp. svc's package is mounted
- * read-only at /opt/svc/lib and its programs are linked from /usr/local/bin. The network is its own
+ * survive stop and resume) are the only writable places besides a private /tmp. svc's bundled programs
+ * (sandbox-programs.ts) are mounted read-only at /opt/svc/lib and linked from /usr/local/bin, and the
+ * runtime's binary at /opt/svc/runtime/opencode: none of svc's node_modules goes in. The network is its own
  * (sandbox-network.ts): the daemon answers on the sandbox's private address, port 8000.
  *
  * Like the process provider's, the sandbox runs detached from svc: a restart of svc finds it running.
@@ -13,16 +14,17 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runProcess } from '../../shared/run-process.js';
-import { PACKAGE_ROOT } from '../../package-root.js';
 import { DAEMON_PORT } from '../environment.js';
 import { alive, endProcessTree } from './host-processes.js';
 import { PidsCgroups } from './pids-cgroup.js';
 import type { SandboxProvider, SandboxStart, StartedSandbox } from './provider.js';
 import { SandboxFiles, sandboxEndedReason } from './sandbox-file.js';
+import { SANDBOX_PROGRAMS, bundleFile, sandboxBundles, shippedRuntimeBinary } from './sandbox-programs.js';
 import { SandboxNetwork, type SandboxLink } from './sandbox-network.js';
 import { SandboxUnavailableError } from './unavailable.js';
 
 const LIB = '/opt/svc/lib';
+const RUNTIME = '/opt/svc/runtime/opencode';
 /** Readable by root on the host but none of a sandbox's business. */
 const MASKED = ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-'];
 
@@ -67,6 +69,8 @@ export class BubblewrapProvider implements SandboxProvider {
     if (typeof process.getuid === 'function' && process.getuid() !== 0) {
       throw new SandboxUnavailableError('SVC_SANDBOX_PROVIDER=bubblewrap gives each sandbox its own network namespace, which needs root (CAP_NET_ADMIN); run svc serve as root or choose SVC_SANDBOX_PROVIDER=docker.');
     }
+    sandboxBundles();
+    shippedRuntimeBinary();
     // A crash of svc or of the machine can leave namespaces, links and rules of sandboxes no longer running.
     const running = new Set<string>();
     for (const sessionId of this.files.sessions()) {
@@ -87,11 +91,13 @@ export class BubblewrapProvider implements SandboxProvider {
     const home = path.join(dir, 'home');
     const binDir = path.join(dir, 'bin');
     for (const folder of [workspace, home, binDir]) fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-    for (const program of ['svc', 'svc-agent', 'svc-entrypoint']) {
+    const programs = sandboxBundles();
+    const runtime = shippedRuntimeBinary();
+    for (const program of SANDBOX_PROGRAMS) {
       // Dangling on the host (they point into the sandbox), so replaced rather than tested for.
       const link = path.join(binDir, program);
       fs.rmSync(link, { force: true });
-      fs.symlinkSync(`${LIB}/bin/${program}.js`, link);
+      fs.symlinkSync(`${LIB}/${bundleFile(program)}`, link);
     }
     // A mount point for the Node binary svc runs on, wherever it is installed.
     fs.writeFileSync(path.join(binDir, 'node'), '', { mode: 0o755 });
@@ -102,7 +108,7 @@ export class BubblewrapProvider implements SandboxProvider {
       LANG: 'C.UTF-8',
       ...sandbox.env,
       HOME: '/opt/svc/home',
-      SVC_RUNTIME_COMMAND: `${LIB}/node_modules/.bin/opencode`,
+      SVC_RUNTIME_COMMAND: RUNTIME,
     };
     for (const name of ['SVC_API_URL', 'SVC_REPO_URL'] as const) if (env[name]) env[name] = route.rewrite(env[name]);
 
@@ -117,10 +123,8 @@ export class BubblewrapProvider implements SandboxProvider {
       ...MASKED.filter((file) => fs.existsSync(file)).flatMap((file) => ['--ro-bind', '/dev/null', file]),
       '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/run', '--tmpfs', '/var',
       '--dir', '/opt/svc',
-      '--ro-bind', path.join(PACKAGE_ROOT, 'package.json'), `${LIB}/package.json`,
-      '--ro-bind', path.join(PACKAGE_ROOT, 'bin'), `${LIB}/bin`,
-      '--ro-bind', path.join(PACKAGE_ROOT, 'dist'), `${LIB}/dist`,
-      '--ro-bind', fs.realpathSync(path.join(PACKAGE_ROOT, 'node_modules')), `${LIB}/node_modules`,
+      ...SANDBOX_PROGRAMS.flatMap((program) => ['--ro-bind', programs[program], `${LIB}/${bundleFile(program)}`]),
+      '--ro-bind', runtime.file, RUNTIME,
       '--bind', home, '/opt/svc/home',
       '--bind', workspace, '/workspace',
       '--ro-bind', binDir, '/usr/local/bin',

@@ -1,7 +1,8 @@
 /**
  * The `process` provider (contract §6): a sandbox is a directory holding its workspace and runtime home,
  * and svc-entrypoint runs as an ordinary child process on free loopback ports. It isolates nothing: the
- * agent has the host, as the user running svc. For development and tests; the README says so.
+ * agent has the host, as the user running svc. For development and tests; the README says so. It runs the
+ * same bundled programs as the isolating providers (sandbox-programs.ts), with the runtime installed with svc.
  *
  * The entrypoint runs in a process group of its own, detached from svc, so a restart of svc finds its
  * sandboxes still running, and stopping one ends everything it started (daemon, runtime, shells).
@@ -10,14 +11,10 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { PACKAGE_ROOT } from '../../package-root.js';
 import { alive, endProcessTree } from './host-processes.js';
 import type { SandboxProvider, SandboxStart, StartedSandbox } from './provider.js';
 import { SandboxFiles, sandboxEndedReason } from './sandbox-file.js';
-
-const ENTRYPOINT = path.join(PACKAGE_ROOT, 'bin', 'svc-entrypoint.js');
-const SVC_BIN = path.join(PACKAGE_ROOT, 'bin', 'svc.js');
-const SHIPPED_RUNTIME = path.join(PACKAGE_ROOT, 'node_modules', '.bin', 'opencode');
+import { SHIPPED_RUNTIME_COMMAND, sandboxBundles } from './sandbox-programs.js';
 
 interface SandboxFile {
   pid: number;
@@ -58,7 +55,8 @@ export class ProcessProvider implements SandboxProvider {
   }
 
   async prepare(): Promise<void> {
-    // Nothing to check: a process sandbox needs only Node, which runs svc.
+    // A process sandbox needs only Node, which runs svc, and the bundled programs.
+    sandboxBundles();
   }
 
   async start(sandbox: SandboxStart): Promise<StartedSandbox> {
@@ -71,9 +69,11 @@ export class ProcessProvider implements SandboxProvider {
     const home = path.join(dir, 'home');
     const binDir = path.join(dir, 'bin');
     for (const folder of [workspace, home, binDir]) fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-    // `svc` on the agent's PATH, as in every sandbox.
+    const programs = sandboxBundles();
+    // `svc` on the agent's PATH, as in every sandbox; replaced, so a sandbox resumed after an upgrade runs this svc's.
     const svcLink = path.join(binDir, 'svc');
-    if (!fs.existsSync(svcLink)) fs.symlinkSync(SVC_BIN, svcLink);
+    fs.rmSync(svcLink, { force: true });
+    fs.symlinkSync(programs.svc, svcLink);
     const [daemonPort, runtimePort] = [await freePort(), await freePort()];
     const env: Record<string, string> = {
       PATH: `${binDir}${path.delimiter}${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? '/usr/bin:/bin'}`,
@@ -83,11 +83,11 @@ export class ProcessProvider implements SandboxProvider {
       SVC_RUNTIME_PORT: String(runtimePort),
       SVC_WORKSPACE: workspace,
       SVC_RUNTIME_HOME: home,
-      SVC_RUNTIME_COMMAND: this.options.runtimeCommand ?? SHIPPED_RUNTIME,
+      SVC_RUNTIME_COMMAND: this.options.runtimeCommand ?? SHIPPED_RUNTIME_COMMAND,
       HOME: home,
     };
     const log = fs.openSync(path.join(dir, 'sandbox.log'), 'a', 0o600);
-    const child = spawn(process.execPath, [ENTRYPOINT], { cwd: dir, env, detached: true, stdio: ['ignore', log, log] });
+    const child = spawn(process.execPath, [programs['svc-entrypoint']], { cwd: dir, env, detached: true, stdio: ['ignore', log, log] });
     fs.closeSync(log);
     const pid = child.pid;
     if (pid === undefined) throw new Error('svc-entrypoint could not be started');

@@ -1,8 +1,12 @@
 /**
  * The docker provider's image, built offline by `svc sandbox image build`: a Debian root from debootstrap
- * (imported once as `svc-sandbox-base:<hash of its recipe>`), then Node (the binary svc runs on), git and
- * svc's own package with the runtime on top, laid out as spec 3 says. The image is tagged by the content
- * that goes into it, so a build with nothing changed finds its tag and returns at once.
+ * (imported once as `svc-sandbox-base:<hash of its recipe>`) with git, then Node (the binary svc runs on),
+ * svc's three bundled programs (sandbox-programs.ts) and the runtime's binary, laid out as spec 3 says.
+ * Nothing else of svc's package goes in: no node_modules, so no database driver, Fastify or ECharts. The
+ * runtime needs none either: opencode is one executable that needs only the C library and has its
+ * providers compiled in (`@ai-sdk/openai-compatible`, which a custom provider names, among them).
+ * The image is tagged by the content that goes into it, so a build with nothing changed finds its tag and
+ * returns at once.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -10,8 +14,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runChecked } from '../../shared/run-process.js';
-import { PACKAGE_ROOT } from '../../package-root.js';
 import type { DockerEngine } from './docker-engine.js';
+import { SANDBOX_PROGRAMS, bundleFile, sandboxBundles, shippedRuntimeBinary } from './sandbox-programs.js';
 
 const SUITE = 'bookworm';
 const PACKAGES = ['git', 'ca-certificates'];
@@ -25,30 +29,49 @@ function hashFile(hash: ReturnType<typeof createHash>, file: string): void {
   hash.update(fs.readFileSync(file));
 }
 
-function hashTree(hash: ReturnType<typeof createHash>, root: string, relative = ''): void {
-  const dir = path.join(root, relative);
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((x, y) => x.name.localeCompare(y.name))) {
-    const name = path.join(relative, entry.name);
-    if (entry.isDirectory()) hashTree(hash, root, name);
-    else if (entry.isFile()) {
-      hash.update(`${name}\u0000`);
-      hashFile(hash, path.join(root, name));
-    }
-  }
-}
 
 function baseTag(mirror: string): string {
   return `${BASE_REPOSITORY}:${createHash('sha256').update(JSON.stringify({ SUITE, PACKAGES, mirror })).digest('hex').slice(0, 16)}`;
 }
 
-/** The image svc's current files make: its tag changes when Node, svc or the base recipe changes. */
+const RUNTIME = '/opt/svc/runtime/opencode';
+
+const DOCKERFILE = (base: string, tag: string) =>
+  [
+    `FROM ${base}`,
+    'COPY node /usr/local/bin/node',
+    'COPY lib /opt/svc/lib',
+    `COPY runtime ${path.posix.dirname(RUNTIME)}`,
+    `RUN mkdir -p /workspace /opt/svc/home && for p in ${SANDBOX_PROGRAMS.join(' ')}; do ln -sf /opt/svc/lib/$p.mjs /usr/local/bin/$p; done`,
+    `ENV PATH=/usr/local/bin:/usr/bin:/bin HOME=/opt/svc/home LANG=C.UTF-8 SVC_RUNTIME_COMMAND=${RUNTIME}`,
+    'WORKDIR /workspace',
+    `LABEL svc.sandbox.image="${tag}"`,
+    'ENTRYPOINT ["/usr/local/bin/node", "/usr/local/bin/svc-entrypoint"]',
+    '',
+  ].join('\n');
+
+/**
+ * The image svc's current files make: its tag changes when the base recipe, the image's recipe, Node, a
+ * bundle or the runtime's pinned version changes (the runtime by its package's manifest: its binary is
+ * 180 MB, which svc serve would read at every start).
+ */
 export function sandboxImageTag(mirror = DEFAULT_MIRROR): string {
-  const hash = createHash('sha256').update(baseTag(mirror));
+  const hash = createHash('sha256').update(baseTag(mirror)).update(DOCKERFILE('', ''));
   hashFile(hash, process.execPath);
-  for (const file of ['package.json', 'package-lock.json']) if (fs.existsSync(path.join(PACKAGE_ROOT, file))) hashFile(hash, path.join(PACKAGE_ROOT, file));
-  hashTree(hash, path.join(PACKAGE_ROOT, 'bin'));
-  hashTree(hash, path.join(PACKAGE_ROOT, 'dist'));
+  const bundles = sandboxBundles();
+  for (const program of SANDBOX_PROGRAMS) hashFile(hash, bundles[program]);
+  hashFile(hash, shippedRuntimeBinary().manifest);
   return `${IMAGE_REPOSITORY}:${hash.digest('hex').slice(0, 16)}`;
+}
+
+/** A file in the build context: linked where the context is on the same file system, copied where not. */
+function place(source: string, target: string): void {
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  try {
+    fs.linkSync(source, target);
+  } catch {
+    fs.copyFileSync(source, target);
+  }
 }
 
 export async function imageExists(engine: DockerEngine, tag: string): Promise<boolean> {
@@ -112,29 +135,12 @@ export async function buildSandboxImage(engine: DockerEngine, options: { mirror?
   log(`building ${tag}…`);
   const context = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-sandbox-context-'));
   try {
-    fs.writeFileSync(
-      path.join(context, 'Dockerfile'),
-      [
-        `FROM ${base}`,
-        'COPY node /usr/local/bin/node',
-        'COPY svc /opt/svc/lib',
-        'RUN mkdir -p /workspace /opt/svc/home && for p in svc svc-agent svc-entrypoint; do ln -sf /opt/svc/lib/bin/$p.js /usr/local/bin/$p; done',
-        'ENV PATH=/usr/local/bin:/usr/bin:/bin HOME=/opt/svc/home LANG=C.UTF-8 SVC_RUNTIME_COMMAND=/opt/svc/lib/node_modules/.bin/opencode',
-        'WORKDIR /workspace',
-        `LABEL svc.sandbox.image="${tag}"`,
-        'ENTRYPOINT ["/usr/local/bin/node", "/usr/local/bin/svc-entrypoint"]',
-        '',
-      ].join('\n'),
-    );
-    const modules = fs.realpathSync(path.join(PACKAGE_ROOT, 'node_modules'));
-    // One archive from three places; `S` leaves symbolic link targets as they are.
-    const tar = tarStream([
-      '-c',
-      '-C', context, 'Dockerfile',
-      '-C', path.dirname(process.execPath), '--transform', `s,^${path.basename(process.execPath)}$,node,S`, path.basename(process.execPath),
-      '-C', PACKAGE_ROOT, '--transform', 's,^\\(package\\.json\\|bin\\|dist\\)\\(/\\|$\\),svc/\\1\\2,S', 'package.json', 'bin', 'dist',
-      '-C', path.dirname(modules), '--transform', `s,^${path.basename(modules)}\\(/\\|$\\),svc/node_modules\\1,S`, path.basename(modules),
-    ]);
+    fs.writeFileSync(path.join(context, 'Dockerfile'), DOCKERFILE(base, tag));
+    place(process.execPath, path.join(context, 'node'));
+    const bundles = sandboxBundles();
+    for (const program of SANDBOX_PROGRAMS) place(bundles[program], path.join(context, 'lib', bundleFile(program)));
+    place(shippedRuntimeBinary().file, path.join(context, 'runtime', path.posix.basename(RUNTIME)));
+    const tar = tarStream(['-C', context, '-c', '.']);
     const built = await engine.expect([200], 'POST', `/build?t=${encodeURIComponent(tag)}&rm=1&forcerm=1`, tar.stream, { timeoutMs: 1_800_000 });
     await tar.done;
     const error = streamError(built.text);
