@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, gitAsync, removeTempDirs, tempDir } from '../src/git/testing/fixtures.js';
-import { projectWithCommit as projectWithCommitOf } from './support/session-fixtures.js';
+import { projectWithCommit as projectWithCommitOf, until } from './support/session-fixtures.js';
 import { createTestDatabase, startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
 let svc: TestServer;
@@ -30,16 +30,6 @@ afterAll(async () => {
 });
 
 const projectWithCommit = (name: string, server: TestServer = svc) => projectWithCommitOf(server, name, { 'README.md': 'hi\n' }, ['main', 'feature']);
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe(`the session API on ${testDialect}`, () => {
   it('answers bad input with the contract status and a sentence that says what to do', async () => {
