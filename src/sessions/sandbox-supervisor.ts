@@ -46,11 +46,13 @@ export class SandboxSupervisor {
   }
 
   async stop(session: SessionRow): Promise<void> {
-    await this.boots.get(session.id)?.catch(() => undefined);
-    // The row the caller read may predate the boot that started the sandbox: its reference is read now.
-    const ref = await this.sandboxRef(session.id);
-    if (!ref) return;
-    const stopping = this.provider.stop(session.id, ref).finally(() => {
+    // Tracked from the start, so a wake that comes while this one waits for a boot starts after it.
+    const stopping = (async () => {
+      await this.boots.get(session.id)?.catch(() => undefined);
+      // The row the caller read may predate the boot that started the sandbox: its reference is read now.
+      const ref = await this.sandboxRef(session.id);
+      if (ref) await this.provider.stop(session.id, ref);
+    })().finally(() => {
       if (this.stops.get(session.id) === stopping) this.stops.delete(session.id);
     });
     this.stops.set(session.id, stopping);
