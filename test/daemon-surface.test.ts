@@ -165,7 +165,15 @@ test('/svc/abort aborts the turn and ends the shell command it left running', as
   daemon.model.push({ tool: 'bash', input: { command: `touch ${marker}; sleep 600`, description: 'Wait a long time', timeout: 900000 } });
   await prompt('Wait.');
   while (!fs.existsSync(marker)) await new Promise((resolve) => setTimeout(resolve, 50));
-  const sleepers = () => execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes('sleep 600') && !line.includes('ps -eo'));
+  // This sandbox's sleepers only: other tests on the machine run `sleep 600` too (idle runtimes).
+  const ours = (pid: string) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`HOME=${daemon.runtimeHome}`);
+    } catch {
+      return false;
+    }
+  };
+  const sleepers = () => execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes('sleep 600') && !line.includes('ps -eo') && ours(line.trim().split(/\s+/)[0]!));
   expect(sleepers().length).toBeGreaterThan(0);
   const response = await daemon.request('POST', '/svc/abort');
   expect(response.status).toBe(200);
