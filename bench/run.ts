@@ -6,13 +6,15 @@
 import { runChangesBench } from './changes.js';
 import { runPublishBench } from './publish.js';
 import { runRenderBench } from './render.js';
-import { runSessionsBench } from './sessions.js';
+import { runSessionsBench, runSessionsProxyBench } from './sessions.js';
 import { runWebBench } from './web.js';
 import { runTriggersBench } from './triggers.js';
 
 interface Suite {
   name: string;
   run: () => Promise<Record<string, unknown>>;
+  /** Part of another suite, run on its own only when named. */
+  onlyWhenNamed?: boolean;
 }
 
 const suites: Suite[] = [
@@ -20,6 +22,7 @@ const suites: Suite[] = [
   { name: 'changes', run: runChangesBench },
   { name: 'render', run: runRenderBench },
   { name: 'sessions', run: runSessionsBench },
+  { name: 'sessions-proxy', run: runSessionsProxyBench, onlyWhenNamed: true },
   { name: 'web', run: runWebBench },
   { name: 'triggers', run: runTriggersBench },
 ];
@@ -27,7 +30,7 @@ const suites: Suite[] = [
 const only = process.argv.slice(2);
 const results: Record<string, unknown> = { machine: { cpus: (await import('node:os')).cpus().length, node: process.version } };
 for (const suite of suites) {
-  if (only.length > 0 && !only.includes(suite.name)) continue;
+  if (only.length > 0 ? !only.includes(suite.name) : suite.onlyWhenNamed) continue;
   process.stderr.write(`bench: ${suite.name}…\n`);
   results[suite.name] = await suite.run();
 }

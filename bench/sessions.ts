@@ -7,9 +7,12 @@
  * stream through API → daemon → runtime beside the same straight to the runtime's port, and 20 sessions each
  * doing a scripted turn at once.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
+import { signUserContext } from '../src/shared/user-context.js';
 import { scriptedRuntimeConfig } from '../test/support/runtime-fixture.js';
 import { startScriptedModel, type ScriptedModel } from '../test/support/scripted-model.js';
 import { benchApi, benchProject, median, round, startBenchServer, type BenchServer } from './support.js';
@@ -90,29 +93,166 @@ async function load(url: string, headers: Record<string, string>, concurrency: n
   return { perSecond: latencies.length / ((performance.now() - started) / 1000), latencies };
 }
 
-/** Follows an SSE stream and records when each event (by its JSON text) arrived. */
-function arrivals(url: string, headers: Record<string, string>, signal: AbortSignal): { seen: Map<string, number>; open: Promise<void> } {
+/** Wall-clock milliseconds with sub-millisecond precision, comparable between processes on this machine. */
+function nowMs(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/**
+ * Follows an SSE stream on node:http (no web-stream layers between the socket and the stamp) and records
+ * when each event, by its JSON text, reached this process: the stamp is taken as its chunk arrives.
+ */
+function follow(url: string, headers: Record<string, string>): { seen: Map<string, number>; open: Promise<void>; close: () => void } {
   const seen = new Map<string, number>();
-  const open = fetch(url, { headers: { ...headers, accept: 'text/event-stream' }, signal }).then((response) => {
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    void (async () => {
-      for (;;) {
-        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-        if (done) return;
-        const at = performance.now();
-        buffer += decoder.decode(value, { stream: true });
+  let request: http.ClientRequest | undefined;
+  const open = new Promise<void>((resolve, reject) => {
+    request = http.get(url, { headers: { ...headers, accept: 'text/event-stream' }, agent: false }, (response) => {
+      if (response.statusCode !== 200) reject(new Error(`${url}: ${response.statusCode}`));
+      response.setEncoding('utf8');
+      let buffer = '';
+      response.on('data', (chunk: string) => {
+        const at = nowMs();
+        buffer += chunk;
         let cut: number;
         while ((cut = buffer.indexOf('\n\n')) >= 0) {
           const data = buffer.slice(0, cut).split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim()).join('\n');
           buffer = buffer.slice(cut + 2);
           if (data && !seen.has(data)) seen.set(data, at);
         }
-      }
-    })();
+      });
+      response.on('error', () => {});
+      resolve();
+    });
+    request.on('error', reject);
   });
-  return { seen, open };
+  return { seen, open, close: () => request?.destroy() };
+}
+
+/**
+ * Makes the runtime emit events from a process of its own, so that making them costs the reading process
+ * nothing: creates and deletes runtime sessions one at a time, `gapMs` apart, each titled with its number,
+ * and prints when each creation was sent (wall clock, as JSON lines).
+ */
+const EVENT_MAKER = `
+const [base, count, gapMs] = process.argv.slice(1);
+const now = () => performance.timeOrigin + performance.now();
+for (let i = 0; i < Number(count); i += 1) {
+  const sentAt = now();
+  const response = await fetch(base + '/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'sse-bench ' + i }) });
+  const { id } = await response.json();
+  process.stdout.write(JSON.stringify({ i, sentAt }) + '\\n');
+  await (await fetch(base + '/session/' + id, { method: 'DELETE' })).arrayBuffer();
+  await new Promise((resolve) => setTimeout(resolve, Number(gapMs)));
+}
+`;
+
+function makeEvents(base: string, count: number, gapMs: number): Promise<Map<number, number>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', EVENT_MAKER, base, String(count), String(gapMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`the event maker exited with ${code}`));
+      resolve(new Map(out.trim().split('\n').map((line) => JSON.parse(line) as { i: number; sentAt: number }).map(({ i, sentAt }) => [i, sentAt])));
+    });
+  });
+}
+
+/** Time on a CPU and time runnable but waiting for one (ns), and how often it ran, of a process's main thread. */
+function schedstat(pid: number): { runNs: number; waitNs: number; slices: number } | null {
+  try {
+    const [runNs, waitNs, slices] = fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(/\s+/).map(Number);
+    return { runNs: runNs ?? 0, waitNs: waitNs ?? 0, slices: slices ?? 0 };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * How long each forwarding process waited for a core while it had work (the run queue), over a stretch:
+ * on a shared machine this, not anything the proxy does, is what a tail of milliseconds is made of.
+ */
+function runQueueWatch(pids: Record<string, number | null>): () => Record<string, unknown> {
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, pid === null ? null : schedstat(pid)]));
+  return () => {
+    const out: Record<string, unknown> = {};
+    for (const [name, pid] of Object.entries(pids)) {
+      const start = before[name];
+      const end = pid === null ? null : schedstat(pid);
+      if (!start || !end) continue;
+      const slices = Math.max(1, end.slices - start.slices);
+      out[name] = { onCpuMs: round((end.runNs - start.runNs) / 1e6), waitingForACoreMs: round((end.waitNs - start.waitNs) / 1e6), meanWaitPerRunMs: round((end.waitNs - start.waitNs) / 1e6 / slices, 3) };
+    }
+    return out;
+  };
+}
+
+function spread(values: number[]): { p50: number; p99: number; max: number } {
+  return { p50: round(percentile(values, 50)), p99: round(percentile(values, 99)), max: round(Math.max(...values)) };
+}
+
+/** The daemon's own address and a user context it accepts, from the sandbox's files and environment. */
+function daemonAccess(server: BenchServer, sessionId: string): { url: string; userContext: string } {
+  const { pid, daemonPort } = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'sandboxes', sessionId, 'sandbox.json'), 'utf8')) as { pid: number; daemonPort: number };
+  const env = new Map(fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
+  const context = { user_id: 'bench', project_id: env.get('SVC_PROJECT_ID') ?? '', session_id: sessionId };
+  return { url: `http://127.0.0.1:${daemonPort}`, userContext: signUserContext(context, env.get('SVC_SANDBOX_TOKEN') ?? '') };
+}
+
+const SSE_SESSIONS = Number(process.env.BENCH_SSE_SESSIONS ?? 600);
+const SSE_WARMUP = 50;
+const SSE_GAP_MS = 10;
+
+/**
+ * The same runtime events read at once straight from the runtime, through the daemon alone, and through
+ * API → daemon, by this one process. Per event: what each hop adds (its arrival behind the previous hop's
+ * arrival of the same event); for the session.created events, the whole path from the request that caused
+ * them. The events of the first runtime sessions are a warm-up and are not counted.
+ */
+async function sseFigures(server: BenchServer, sessionId: string, direct: string, daemon: { url: string; userContext: string }, proxied: string): Promise<Record<string, unknown>> {
+  const streams = {
+    straight: follow(`${direct}/event`, {}),
+    daemon: follow(`${daemon.url}/event`, { 'x-svc-user-context': daemon.userContext }),
+    api: follow(`${proxied}/event`, { authorization: `Bearer ${server.token}` }),
+  };
+  await Promise.all(Object.values(streams).map((stream) => stream.open));
+  const runQueue = runQueueWatch({ daemon: daemonPid(server.dataDir, sessionId), api: server.pid });
+  const sentAt = await makeEvents(direct, SSE_SESSIONS, SSE_GAP_MS);
+  const waited = runQueue();
+  const loadAverage = os.loadavg()[0];
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  for (const stream of Object.values(streams)) stream.close();
+  const hop = { daemon: [] as number[], api: [] as number[], added: [] as number[] };
+  const whole = { straight: [] as number[], api: [] as number[] };
+  let missing = 0;
+  for (const [data, straightAt] of streams.straight.seen) {
+    const index = Number(/"sse-bench (\d+)"/.exec(data)?.[1] ?? -1);
+    if (index < SSE_WARMUP) continue;
+    const daemonAt = streams.daemon.seen.get(data);
+    const apiAt = streams.api.seen.get(data);
+    if (daemonAt === undefined || apiAt === undefined) {
+      missing += 1;
+      continue;
+    }
+    hop.daemon.push(daemonAt - straightAt);
+    hop.api.push(apiAt - daemonAt);
+    hop.added.push(apiAt - straightAt);
+    const sent = sentAt.get(index);
+    if ((JSON.parse(data) as { type?: string }).type === 'session.created' && sent !== undefined) {
+      whole.straight.push(straightAt - sent);
+      whole.api.push(apiAt - sent);
+    }
+  }
+  return {
+    events: hop.added.length,
+    missingOnAProxiedStream: missing,
+    warmup: `the events of the first ${SSE_WARMUP} of ${SSE_SESSIONS} runtime sessions`,
+    requestToEventMs: { straight: spread(whole.straight), throughApi: spread(whole.api), events: whole.api.length },
+    addedDelayMs: { total: spread(hop.added), runtimeToDaemon: spread(hop.daemon), daemonToApi: spread(hop.api) },
+    runQueue: waited,
+    loadAverage1m: round(loadAverage ?? 0),
+    cores: os.cpus().length,
+  };
 }
 
 /** API → daemon → runtime against straight to the runtime, on one running session with its runtime ready. */
@@ -128,24 +268,7 @@ async function proxyFigures(server: BenchServer, base: string, sessionId: string
   const singleStraight = await load(`${direct}/session`, {}, 1, 1_000);
   const singleThrough = await load(`${proxied}/session`, auth, 1, 1_000);
 
-  // Events: both streams open, then the runtime is made to emit (sessions created and removed).
-  const controller = new AbortController();
-  const straightEvents = arrivals(`${direct}/event`, {}, controller.signal);
-  const throughEvents = arrivals(`${proxied}/event`, auth, controller.signal);
-  await Promise.all([straightEvents.open, throughEvents.open]);
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  for (let i = 0; i < 100; i += 1) {
-    const response = await fetch(`${direct}/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: `bench ${i}` }) });
-    const { id } = (await response.json()) as { id: string };
-    await (await fetch(`${direct}/session/${id}`, { method: 'DELETE' })).arrayBuffer();
-  }
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  controller.abort();
-  const delays: number[] = [];
-  for (const [data, at] of straightEvents.seen) {
-    const other = throughEvents.seen.get(data);
-    if (other !== undefined) delays.push(other - at);
-  }
+  const sse = await sseFigures(server, sessionId, direct, daemonAccess(server, sessionId), proxied);
   return {
     throughputPerSecond: { straight: round(straight.perSecond), throughApi: round(through.perSecond), ratio: round(through.perSecond / straight.perSecond), concurrency: 8 },
     latencyMs: {
@@ -153,7 +276,7 @@ async function proxyFigures(server: BenchServer, base: string, sessionId: string
       throughApiP50: round(percentile(singleThrough.latencies, 50)),
       throughApiP99: round(percentile(singleThrough.latencies, 99)),
     },
-    sseAddedDelayMs: { events: delays.length, p50: round(percentile(delays, 50)), p99: round(percentile(delays, 99)) },
+    sse,
     targets: { throughputRatio: 0.5, sseAddedDelayP99Ms: 5 },
   };
 }
@@ -205,6 +328,23 @@ export async function runSessionsBench(): Promise<Record<string, unknown>> {
 
 /** The proxy and 20 concurrent scripted turns, on the process provider with the real runtime. */
 async function runtimeFigures(): Promise<Record<string, unknown>> {
+  return withScriptedRuntime(async (server, base) => {
+    const { proxy, daemonRss } = await proxyOnOneSession(server, base);
+    const concurrent = await concurrentTurns(server, base, 20);
+    return { daemonRssAfterProxyLoadMb: daemonRss, proxy, concurrentTurns: concurrent };
+  });
+}
+
+/** `node dist/bench/run.js sessions-proxy`: the proxy figures alone (the SSE delay among them). */
+export function runSessionsProxyBench(): Promise<Record<string, unknown>> {
+  return withScriptedRuntime(async (server, base) => {
+    const { proxy, daemonRss } = await proxyOnOneSession(server, base);
+    return { daemonRssAfterProxyLoadMb: daemonRss, proxy };
+  });
+}
+
+/** A bench server on the process provider and a project whose runtime asks the scripted model. */
+async function withScriptedRuntime(measure: (server: BenchServer, base: string) => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
   // Each session's turn: a shell command, then (once the tool's result is in the conversation) text.
   const model = await startScriptedModel([], {
     respond: (body) => (body.messages?.at(-1)?.role === 'tool' ? { text: 'Done.' } : { tool: 'bash', input: { command: 'echo done > turn.txt', description: 'Write turn.txt' } }),
@@ -212,21 +352,21 @@ async function runtimeFigures(): Promise<Record<string, unknown>> {
   const server = await startBenchServer({ SVC_MAX_SESSIONS: '100' });
   try {
     const projectId = await projectWithCommit(server, model);
-    const base = `/v1/projects/${projectId}/sessions`;
-    const { session } = await api(server, 'POST', base, {});
-    await until(server, `${base}/${session.id}`, (s) => s.status === 'running' && s.runtime_session_id !== null);
-    const proxy = await proxyFigures(server, base, session.id);
-    const busyRss = (() => {
-      const pid = daemonPid(server.dataDir, session.id);
-      return pid === null ? null : rssMb(pid);
-    })();
-    await api(server, 'DELETE', `${base}/${session.id}`);
-    const concurrent = await concurrentTurns(server, base, 20);
-    return { daemonRssAfterProxyLoadMb: busyRss, proxy, concurrentTurns: concurrent };
+    return await measure(server, `/v1/projects/${projectId}/sessions`);
   } finally {
     await server.stop();
     await model.close();
   }
+}
+
+async function proxyOnOneSession(server: BenchServer, base: string): Promise<{ proxy: Record<string, unknown>; daemonRss: number | null }> {
+  const { session } = await api(server, 'POST', base, {});
+  await until(server, `${base}/${session.id}`, (s) => s.status === 'running' && s.runtime_session_id !== null);
+  const proxy = await proxyFigures(server, base, session.id);
+  const pid = daemonPid(server.dataDir, session.id);
+  const daemonRss = pid === null ? null : rssMb(pid);
+  await api(server, 'DELETE', `${base}/${session.id}`);
+  return { proxy, daemonRss };
 }
 
 async function benchProvider(provider: 'process' | 'bubblewrap' | 'docker'): Promise<Record<string, unknown>> {

@@ -36,6 +36,10 @@ export function proxyRequest(request: http.IncomingMessage, response: http.Serve
     answer.pipe(response);
     answer.on('error', () => response.destroy());
   });
+  // Small writes (an SSE event, a WebSocket frame) leave at once: Nagle's algorithm would hold one back
+  // until the previous one is acknowledged. Node's own defaults say so too, but a default can change.
+  upstream.setNoDelay(true);
+  response.socket?.setNoDelay(true);
   upstream.on('error', (error: NodeJS.ErrnoException) => {
     jsonError(response, 502, `Nothing answered on port ${port} inside the sandbox (${error.code ?? error.message}).`, 'BAD_GATEWAY');
   });
@@ -46,7 +50,8 @@ export function proxyRequest(request: http.IncomingMessage, response: http.Serve
 }
 
 export function proxyUpgrade(request: http.IncomingMessage, socket: Duplex, head: Buffer, port: number, path: string, dropHeaders: readonly string[]): void {
-  const upstream = net.connect(port, '127.0.0.1', () => {
+  // A raw connection has Nagle's algorithm on unless told otherwise: frames would wait for acknowledgements.
+  const upstream = net.connect({ port, host: '127.0.0.1', noDelay: true }, () => {
     const lines = [`${request.method} ${path} HTTP/1.1`];
     for (let index = 0; index < request.rawHeaders.length; index += 2) {
       const name = request.rawHeaders[index]!;
@@ -66,6 +71,7 @@ export function proxyUpgrade(request: http.IncomingMessage, socket: Duplex, head
     if (socket.writable) socket.end('HTTP/1.1 502 Bad Gateway\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n' + JSON.stringify({ error: `Nothing answered on port ${port} inside the sandbox.`, code: 'BAD_GATEWAY' }));
     end();
   });
+  if (socket instanceof net.Socket) socket.setNoDelay(true);
   socket.on('error', end);
   upstream.on('close', () => socket.destroy());
   socket.on('close', () => upstream.destroy());

@@ -69,6 +69,9 @@ function forward(services: Services, request: FastifyRequest, reply: FastifyRepl
     reply.raw.flushHeaders();
     answer.pipe(reply.raw);
   });
+  // Each event leaves as it comes on both sockets of this hop (Nagle's algorithm off, whatever the defaults).
+  upstream.setNoDelay(true);
+  request.raw.socket.setNoDelay(true);
   upstream.on('error', () => {
     if (!reply.raw.headersSent) {
       reply.raw.writeHead(502, { 'content-type': 'application/json; charset=utf-8' });

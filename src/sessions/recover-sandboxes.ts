@@ -73,12 +73,15 @@ export function recoverSandboxesTask(intervalMs: number): BackgroundTask {
         }
         const project = await services.db.selectFrom('projects').selectAll().where('id', '=', session.project_id).executeTakeFirst();
         if (!project) continue;
-        await services.db
+        const moved = await services.db
           .updateTable('sessions')
           .set({ status: 'provisioning', sandbox_state: 'provisioning', runtime_session_id: null, updated_at: nowIso() })
           .where('id', '=', session.id)
           .where('status', 'in', ['running', 'provisioning'])
-          .execute();
+          .where('sandbox_state', '<>', 'archived')
+          .executeTakeFirst();
+        // Stopped or deleted since the list was read: its sandbox was ended on purpose.
+        if (Number(moved.numUpdatedRows) === 0) continue;
         supervisor.boot(project, await reloadSession(services, session.id));
       }
     },

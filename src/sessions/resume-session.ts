@@ -33,6 +33,8 @@ export async function wake(services: Services, project: ProjectRow, session: Ses
       .set({ status: 'provisioning', sandbox_state: 'provisioning', error: null, runtime_session_id: null, updated_at: at, last_activity_at: at })
       .where('id', '=', session.id)
       .where('status', 'in', ['stopped', 'failed'])
+      // A wake decided on a row read before a delete must not bring the deleted session back.
+      .where('sandbox_state', '<>', 'archived')
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) === 0) return false;
     await assertUnderSessionCap(trx, project.account_id, services.config.sessions.maxSessions);

@@ -46,9 +46,13 @@ export class SandboxSupervisor {
   }
 
   async stop(session: SessionRow): Promise<void> {
-    await this.boots.get(session.id)?.catch(() => undefined);
-    if (!session.sandbox_ref) return;
-    const stopping = this.provider.stop(session.id, session.sandbox_ref).finally(() => {
+    // Tracked from the start, so a wake that comes while this one waits for a boot starts after it.
+    const stopping = (async () => {
+      await this.boots.get(session.id)?.catch(() => undefined);
+      // The row the caller read may predate the boot that started the sandbox: its reference is read now.
+      const ref = await this.sandboxRef(session.id);
+      if (ref) await this.provider.stop(session.id, ref);
+    })().finally(() => {
       if (this.stops.get(session.id) === stopping) this.stops.delete(session.id);
     });
     this.stops.set(session.id, stopping);
@@ -57,7 +61,18 @@ export class SandboxSupervisor {
 
   async remove(session: SessionRow): Promise<void> {
     await this.boots.get(session.id)?.catch(() => undefined);
-    await this.provider.remove(session.id, session.sandbox_ref);
+    await this.provider.remove(session.id, await this.sandboxRef(session.id));
+  }
+
+  private async sandboxRef(sessionId: string): Promise<string | null> {
+    const row = await this.services().db.selectFrom('sessions').select('sandbox_ref').where('id', '=', sessionId).executeTakeFirst();
+    return row?.sandbox_ref ?? null;
+  }
+
+  /** Whether the session still wants this boot: provisioning, and not deleted. */
+  private async stillProvisioning(sessionId: string): Promise<boolean> {
+    const row = await this.services().db.selectFrom('sessions').select(['status', 'sandbox_state']).where('id', '=', sessionId).executeTakeFirst();
+    return row?.status === 'provisioning' && row.sandbox_state !== 'archived';
   }
 
   /** Whether the daemon answers its health check now. */
@@ -78,13 +93,32 @@ export class SandboxSupervisor {
     try {
       // Started on the old sandbox's processes as they exit, the new boot would adopt a dying daemon.
       await this.stops.get(session.id)?.catch(() => undefined);
+      // Asked for on a row read earlier (a wake, the recovery task): a session stopped or deleted since
+      // gets no sandbox, for nothing would ever stop that one.
+      if (!(await this.stillProvisioning(session.id))) return;
       const env = {
         ...(await sandboxEnvironment({ ...services, secretKey: services.sessions.secretKey }, project, session)),
         // Not in spec 3's table: how often the daemon renews the lease is svc's setting, as is the lease's life.
         SVC_LEASE_RENEW_MS: String(services.config.sessions.leaseRenewMs),
       };
       const started = await this.provider.start({ sessionId: session.id, env, ref: session.sandbox_ref });
-      await services.db.updateTable('sessions').set({ sandbox_ref: started.ref, daemon_url: started.daemonUrl }).where('id', '=', session.id).execute();
+      // The reference is the sandbox's identity (its files, its container) whatever happens next.
+      await services.db.updateTable('sessions').set({ sandbox_ref: started.ref }).where('id', '=', session.id).execute();
+      const recorded = await services.db
+        .updateTable('sessions')
+        .set({ daemon_url: started.daemonUrl })
+        .where('id', '=', session.id)
+        .where('status', '=', 'provisioning')
+        .where('sandbox_state', '<>', 'archived')
+        .executeTakeFirst();
+      if (Number(recorded.numUpdatedRows) === 0) {
+        // Stopped or deleted while the sandbox started, by a request that found no sandbox to end yet
+        // (another replica's, or one that came before this boot was tracked): it is ended here.
+        const now = await services.db.selectFrom('sessions').select('sandbox_state').where('id', '=', session.id).executeTakeFirst();
+        const deleted = now === undefined || now.sandbox_state === 'archived';
+        await (deleted ? this.provider.remove(session.id, started.ref) : this.provider.stop(session.id, started.ref)).catch(() => undefined);
+        return;
+      }
       const deadline = Date.now() + bootTimeoutMs;
       let healthy = false;
       while (!this.closed && Date.now() < deadline) {

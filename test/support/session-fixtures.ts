@@ -5,34 +5,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { git, gitAsync, tempDir } from '../../src/git/testing/fixtures.js';
+import { hostedProject, type HostedProject } from './project-fixtures.js';
 import { scriptedRuntimeConfig } from './runtime-fixture.js';
 import type { TestServer } from './test-server.js';
 
-export interface SessionProject {
-  id: string;
-  slug: string;
-  clone_url: string;
-}
+export type SessionProject = HostedProject;
 
 /** A new project whose first commit holds `files`, pushed to each of `branches`. */
-export async function projectWithCommit(svc: TestServer, name: string, files: Record<string, string> = { 'README.md': `# ${name}\n` }, branches: readonly string[] = ['main']): Promise<SessionProject> {
-  const created = await svc.request('POST', '/v1/projects', { body: { name } });
-  expect(created.status).toBe(201);
-  const project = created.body.project as SessionProject;
-  const work = tempDir();
-  git(['init', '-q', '-b', 'main', work]);
-  for (const [file, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(work, file)), { recursive: true });
-    fs.writeFileSync(path.join(work, file), text);
-  }
-  git(['add', '-A'], { cwd: work });
-  git(['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'Start'], { cwd: work });
-  const url = new URL(project.clone_url);
-  url.username = 'x';
-  url.password = svc.adminToken;
-  await gitAsync(['push', '-q', url.toString(), ...branches.map((branch) => `HEAD:${branch}`)], { cwd: work });
-  return project;
+export function projectWithCommit(svc: TestServer, name: string, files: Record<string, string> = { 'README.md': `# ${name}\n` }, branches: readonly string[] = ['main']): Promise<SessionProject> {
+  return hostedProject(svc, name, files, branches);
 }
 
 /** A project whose `main` holds a README and `.svc/runtime/opencode.json` aimed at `modelBaseUrl`. */

@@ -6,42 +6,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { git, gitAsync, tempDir } from '../../src/git/testing/fixtures.js';
+import { poll } from './poll.js';
+import { commitAll, hostedProject, pushUrl, type HostedProject } from './project-fixtures.js';
 import type { TestServer } from './test-server.js';
 
-export interface TriggerProject {
-  id: string;
-  slug: string;
-  clone_url: string;
-  work: string;
-}
+export type TriggerProject = HostedProject;
 
-function pushUrl(server: TestServer, project: { clone_url: string }): string {
-  const url = new URL(project.clone_url);
-  url.username = 'x';
-  url.password = server.adminToken;
-  return url.toString();
-}
-
-function commitAll(work: string, message: string): void {
-  git(['add', '-A'], { cwd: work });
-  git(['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '--allow-empty', '-m', message], { cwd: work });
-}
-
-/** A hosted project whose first commit (pushed as main) holds `files`, e.g. `{ 'svc.yaml': … }`. */
-export async function projectWithFiles(server: TestServer, name: string, files: Record<string, string>): Promise<TriggerProject> {
-  const created = await server.request('POST', '/v1/projects', { body: { name } });
-  if (created.status !== 201) throw new Error(`project not created: ${created.text}`);
-  const project = created.body.project as Omit<TriggerProject, 'work'>;
-  const work = tempDir();
-  git(['init', '-q', '-b', 'main', work]);
-  fs.writeFileSync(path.join(work, 'README.md'), `# ${name}\n`);
-  for (const [file, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(work, file)), { recursive: true });
-    fs.writeFileSync(path.join(work, file), text);
-  }
-  commitAll(work, 'Start');
-  await gitAsync(['push', '-q', pushUrl(server, project), 'HEAD:main'], { cwd: work });
-  return { ...project, work };
+/** A hosted project whose first commit (pushed as main) holds a README and `files`, e.g. `{ 'svc.yaml': … }`. */
+export function projectWithFiles(server: TestServer, name: string, files: Record<string, string>): Promise<TriggerProject> {
+  return hostedProject(server, name, { 'README.md': `# ${name}\n`, ...files });
 }
 
 let branchCount = 0;
@@ -63,15 +36,9 @@ export async function mergeFiles(server: TestServer, project: TriggerProject, fi
   if (merged.status !== 200) throw new Error(`CR not merged: ${merged.text}`);
 }
 
-/** Polls `read` until `done` holds (the system's own timers decide how soon); fails with the last value. */
-export async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Polls `read` every 50 ms until `done` holds (the system's own timers decide how soon). */
+export function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  return poll(what, read, done, { withinMs: timeoutMs, everyMs: 50 });
 }
 
 /** A runtime that starts and answers nothing: sessions reach their sandbox, no agent works. */
