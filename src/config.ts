@@ -62,6 +62,16 @@ export interface Config {
   maxPushBytes: number;
   /** One chart drawing running longer than this is stopped and its chart says why (at most renderTimeoutMs). */
   renderChartTimeoutMs: number;
+  /**
+   * The operator's model gateway (SVC_LLM_API_KEY and SVC_LLM_BASE_URL): given to sessions of projects that
+   * opted into bundled model access and launched by users entitled to it; undefined when the operator offers none.
+   */
+  modelGateway: ModelGateway | undefined;
+}
+
+export interface ModelGateway {
+  apiKey: string;
+  baseUrl: string;
 }
 
 /** Sessions and their sandboxes (contract §6). */
@@ -169,7 +179,26 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
     diffMaxBytes: parseCount('SVC_DIFF_MAX_BYTES', env.SVC_DIFF_MAX_BYTES, 1_024, 1_073_741_824) ?? 10_485_760,
     maxPushBytes: parseCount('SVC_MAX_PUSH_BYTES', env.SVC_MAX_PUSH_BYTES, 1024, Number.MAX_SAFE_INTEGER) ?? DEFAULT_MAX_PUSH_BYTES,
     renderChartTimeoutMs: parseCount('SVC_RENDER_CHART_TIMEOUT_MS', env.SVC_RENDER_CHART_TIMEOUT_MS, 100, 600_000) ?? DEFAULT_RENDER_CHART_TIMEOUT_MS,
+    modelGateway: parseModelGateway(env.SVC_LLM_API_KEY, env.SVC_LLM_BASE_URL),
   };
+}
+
+/** Both variables or neither: a key without an address (or the reverse) is a half-made setting, refused at start. */
+function parseModelGateway(apiKey: string | undefined, baseUrl: string | undefined): ModelGateway | undefined {
+  if (!apiKey && !baseUrl) return undefined;
+  if (!apiKey || !baseUrl) {
+    throw new Error(`SVC_LLM_API_KEY and SVC_LLM_BASE_URL are set together or not at all (only ${apiKey ? 'SVC_LLM_API_KEY' : 'SVC_LLM_BASE_URL'} is set)`);
+  }
+  let url: URL | undefined;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new Error(`SVC_LLM_BASE_URL must be an http:// or https:// URL (got ${JSON.stringify(baseUrl)})`);
+  }
+  return { apiKey, baseUrl };
 }
 
 function parseProvider(value: string | undefined): SessionsConfig['provider'] {

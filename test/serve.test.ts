@@ -124,13 +124,19 @@ describe('svc serve', () => {
     }
   });
 
-  it('refuses a bad SVC_PORT or SVC_WORKERS in one line, as a usage error', async () => {
+  it('refuses a bad SVC_PORT, SVC_WORKERS or model gateway in one line, as a usage error', async () => {
     const port = await runCli(['serve'], { env: { SVC_PORT: 'eighty' } });
     expect(port.stderr).toBe('svc: SVC_PORT must be a port number from 0 to 65535 (got "eighty")\n');
     expect(port.code).toBe(2);
     const workers = await runCli(['serve', '--port', '0'], { env: { SVC_WORKERS: 'many' } });
     expect(workers.stderr).toBe('svc: SVC_WORKERS must be an integer from 1 to 64 (got "many")\n');
     expect(workers.code).toBe(2);
+    const halfGateway = await runCli(['serve', '--port', '0'], { env: { SVC_LLM_BASE_URL: 'https://gateway.example/v1' } });
+    expect(halfGateway.stderr).toBe('svc: SVC_LLM_API_KEY and SVC_LLM_BASE_URL are set together or not at all (only SVC_LLM_BASE_URL is set)\n');
+    expect(halfGateway.code).toBe(2);
+    const notHttp = await runCli(['serve', '--port', '0'], { env: { SVC_LLM_API_KEY: 'gateway-key', SVC_LLM_BASE_URL: 'ftp://gateway.example' } });
+    expect(notHttp.stderr).toBe('svc: SVC_LLM_BASE_URL must be an http:// or https:// URL (got "ftp://gateway.example")\n');
+    expect(notHttp.code).toBe(2);
   });
 
   it('refuses a bad port with a usage error', async () => {

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, gitAsync, removeTempDirs, tempDir } from '../src/git/testing/fixtures.js';
 import { projectWithCommit as projectWithCommitOf, until } from './support/session-fixtures.js';
 import { createTestDatabase, startTestServer, testDialect, type TestServer } from './support/test-server.js';
@@ -102,14 +102,6 @@ describe(`the session API on ${testDialect}`, () => {
 describe(`what a sandbox is given on ${testDialect}`, () => {
   it("gives the runtime spec 3's variables for the project's secrets and the session's model, and the secrets themselves", async () => {
     const project = await projectWithCommit(`Environment ${Date.now()}`);
-    // svc offers no bundled model access, so spec 3's SVC_LLM_API_KEY and SVC_LLM_BASE_URL are never
-    // injected; not even when svc's own environment has them (an operator's gateway key stays with svc).
-    process.env.SVC_LLM_API_KEY = 'operator-gateway-key';
-    process.env.SVC_LLM_BASE_URL = 'http://127.0.0.1:9/v1';
-    onTestFinished(() => {
-      delete process.env.SVC_LLM_API_KEY;
-      delete process.env.SVC_LLM_BASE_URL;
-    });
     for (const [name, value] of [['DEPLOY_KEY', 'k-1'], ['API_TOKEN', 'multi word value']]) {
       expect((await svc.request('PUT', `/v1/projects/${project.id}/secrets/${name}`, { body: { value } })).status).toBe(201);
     }
@@ -129,6 +121,7 @@ describe(`what a sandbox is given on ${testDialect}`, () => {
     expect(env.SVC_PROJECT_SECRETS_REVISION).toMatch(/^[0-9a-f]{16}$/);
     // Created without a prompt: there is none to send.
     expect(env.SVC_INITIAL_PROMPT).toBeUndefined();
+    // This svc offers no model gateway, so spec 3's SVC_LLM_* are absent (test/bundled-model-access.test.ts covers the gates).
     expect(Object.keys(env).filter((name) => name.startsWith('SVC_LLM_'))).toEqual([]);
     // The process provider gives each daemon a free port of its own (a container has 8000).
     expect(Number(env.SVC_SERVICE_PORT)).toBeGreaterThan(0);

@@ -9,6 +9,7 @@ export interface UserRow {
   name: string;
   admin: boolean;
   disabled_at: string | null;
+  model_access: boolean;
   created_at: string;
 }
 
@@ -17,11 +18,11 @@ export async function findUser(ctx: Pick<ActorContext, 'db' | 'actor'>, userRef:
   if (userRef.length === 0 || userRef.length > 200 || userRef.includes('\u0000')) return null;
   const row = await ctx.db
     .selectFrom('users')
-    .select(['id', 'name', 'is_admin', 'disabled_at', 'created_at'])
+    .select(['id', 'name', 'is_admin', 'disabled_at', 'model_access', 'created_at'])
     .where('account_id', '=', ctx.actor.accountId)
     .where(isUuid(userRef) ? 'id' : 'name', '=', isUuid(userRef) ? userRef.toLowerCase() : userRef)
     .executeTakeFirst();
-  return row ? { id: row.id, name: row.name, admin: readBool(row.is_admin), disabled_at: row.disabled_at, created_at: row.created_at } : null;
+  return row ? { id: row.id, name: row.name, admin: readBool(row.is_admin), disabled_at: row.disabled_at, model_access: readBool(row.model_access), created_at: row.created_at } : null;
 }
 
 /**

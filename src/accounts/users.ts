@@ -24,6 +24,8 @@ export interface UserSummary {
   name: string;
   admin: boolean;
   disabled: boolean;
+  /** Entitled to bundled model access: their sessions in opted-in projects get the operator's model gateway. */
+  model_access: boolean;
   created_at: string;
 }
 
@@ -35,7 +37,7 @@ export interface MemberSummary {
 }
 
 function presentUser(user: UserRow): UserSummary {
-  return { id: user.id, name: user.name, admin: user.admin, disabled: user.disabled_at !== null, created_at: user.created_at };
+  return { id: user.id, name: user.name, admin: user.admin, disabled: user.disabled_at !== null, model_access: user.model_access, created_at: user.created_at };
 }
 
 /** Adds a person to the account with a first user token (shown once). Administrators only. */
@@ -46,7 +48,7 @@ export function requireUserCreator(ctx: ActorContext): void {
 export async function createUser(ctx: ActorContext, input: CreateUserInput): Promise<{ user: UserSummary; token: string }> {
   requireUserCreator(ctx);
   const now = nowIso();
-  const user: UserSummary = { id: newId(), name: input.name, admin: input.admin ?? false, disabled: false, created_at: now };
+  const user: UserSummary = { id: newId(), name: input.name, admin: input.admin ?? false, disabled: false, model_access: false, created_at: now };
   const token = generateToken('user');
   try {
     await inTransaction(ctx, async ({ db: trx }) => {
@@ -86,8 +88,10 @@ export async function createUser(ctx: ActorContext, input: CreateUserInput): Pro
 
 export async function listUsers(ctx: ActorContext): Promise<UserSummary[]> {
   requireAdmin(ctx, 'list users');
-  const rows = await ctx.db.selectFrom('users').select(['id', 'name', 'is_admin', 'disabled_at', 'created_at']).where('account_id', '=', ctx.actor.accountId).orderBy('name').execute();
-  return rows.map((row) => presentUser({ id: row.id, name: row.name, admin: readBool(row.is_admin), disabled_at: row.disabled_at, created_at: row.created_at }));
+  const rows = await ctx.db.selectFrom('users').select(['id', 'name', 'is_admin', 'disabled_at', 'model_access', 'created_at']).where('account_id', '=', ctx.actor.accountId).orderBy('name').execute();
+  return rows.map((row) =>
+    presentUser({ id: row.id, name: row.name, admin: readBool(row.is_admin), disabled_at: row.disabled_at, model_access: readBool(row.model_access), created_at: row.created_at }),
+  );
 }
 
 /**
@@ -111,6 +115,21 @@ export async function enableUser(ctx: ActorContext, userRef: string): Promise<Us
   const user = await loadUserFor(ctx, userRef, 'enable users');
   await ctx.db.updateTable('users').set({ disabled_at: null }).where('id', '=', user.id).execute();
   return presentUser({ ...user, disabled_at: null });
+}
+
+/**
+ * Entitles a user to bundled model access, or takes it back (administrators; themselves included). It counts
+ * from the next boot of a sandbox: a running session keeps the environment it booted with.
+ */
+export function requireModelAccessManager(ctx: ActorContext): void {
+  requireAdmin(ctx, 'grant or revoke bundled model access');
+}
+
+export async function setModelAccess(ctx: ActorContext, userRef: string, modelAccess: boolean): Promise<UserSummary> {
+  requireModelAccessManager(ctx);
+  const user = await loadUserFor(ctx, userRef, 'grant or revoke bundled model access');
+  await ctx.db.updateTable('users').set({ model_access: modelAccess }).where('id', '=', user.id).execute();
+  return presentUser({ ...user, model_access: modelAccess });
 }
 
 /** Signs a user out of every browser: themselves, or anyone for an administrator. */

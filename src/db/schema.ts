@@ -7,6 +7,8 @@ import type { ColumnType, Generated } from 'kysely';
  */
 type Timestamp = ColumnType<string, string, string>;
 type Bool = ColumnType<boolean | number, boolean | number, boolean | number>;
+/** A flag with a default: inserts may leave it out. */
+type OptionalBool = ColumnType<boolean | number, boolean | number | undefined, boolean | number>;
 type Json = ColumnType<unknown, string, string>;
 
 export interface AccountsTable {
@@ -24,6 +26,8 @@ export interface UsersTable {
   created_at: Timestamp;
   /** Set by an administrator: every token and browser sign-in of the user stops working. */
   disabled_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Set by an administrator: sessions this user launches may get the operator's model gateway. */
+  model_access: OptionalBool;
 }
 
 export interface ProjectsTable {
@@ -36,6 +40,8 @@ export interface ProjectsTable {
   created_by: string;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The project opted into the operator's model gateway for its sessions. */
+  bundled_model_access: OptionalBool;
 }
 
 export type ProjectRole = 'member' | 'admin';

@@ -1,6 +1,6 @@
 import type { ActorContext } from '../context.js';
 import { isUniqueViolation } from '../db/database.js';
-import { nowIso } from '../db/values.js';
+import { nowIso, readBool } from '../db/values.js';
 import { AppError, nameTaken, notFound, validationFailed } from '../errors.js';
 import { remoteKind } from '../git/arguments.js';
 import { InvalidGitArgumentError } from '../git/errors.js';
@@ -30,6 +30,7 @@ export interface CreateProjectInput {
 export interface UpdateProjectInput {
   name?: string | undefined;
   default_branch?: string | undefined;
+  bundled_model_access?: boolean | undefined;
 }
 
 /** Derives a URL-safe slug from a display name: "My API (v2)" → "my-api-v2". */
@@ -63,6 +64,7 @@ export async function createProject(ctx: ActorContext, input: CreateProjectInput
     created_by: ctx.actor.userId,
     created_at: now,
     updated_at: now,
+    bundled_model_access: false,
   };
   if (project.name === '') throw new AppError('VALIDATION_FAILED', 'The project name must not be blank.', { issues: [{ path: '/name', message: 'must not be blank.' }] });
   if (project.repo_url === null && (input.git_token !== undefined || input.git_username !== undefined)) {
@@ -148,6 +150,7 @@ export async function updateProject(ctx: ActorContext, projectId: string, input:
   const changes: Partial<ProjectRow> = {};
   if (input.name !== undefined) changes.name = input.name.trim();
   if (input.default_branch !== undefined) changes.default_branch = input.default_branch;
+  if (input.bundled_model_access !== undefined && input.bundled_model_access !== readBool(project.bundled_model_access)) changes.bundled_model_access = input.bundled_model_access;
   if (changes.default_branch !== undefined && changes.default_branch !== project.default_branch) {
     await assertDefaultBranchExists(await openProjectRepository(ctx, project), project.repo_url, changes.default_branch);
   }

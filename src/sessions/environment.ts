@@ -5,7 +5,9 @@
 import { createHash } from 'node:crypto';
 import type { ProjectRow } from '../accounts/access.js';
 import { cloneUrl } from '../projects/presenters.js';
+import type { ModelGateway } from '../config.js';
 import type { Services } from '../context.js';
+import { readBool } from '../db/values.js';
 import type { SessionRow } from './session-row.js';
 import { cliTokenOf, sandboxTokenOf } from './session-tokens.js';
 
@@ -43,7 +45,26 @@ export async function sandboxEnvironment(services: Services & { secretKey: strin
     SVC_BOOTSTRAP_RUNTIME_SESSION: '1',
   });
   if (session.model) env.SVC_AGENT_MODEL = session.model;
+  const gateway = await modelGatewayFor(services, project, session);
+  if (gateway) Object.assign(env, { SVC_LLM_API_KEY: gateway.apiKey, SVC_LLM_BASE_URL: gateway.baseUrl });
   // Sent once per session: a resume after the runtime took it does not send it again.
   if (session.initial_prompt && !session.initial_prompt_sent_at) env.SVC_INITIAL_PROMPT = session.initial_prompt;
   return env;
+}
+
+/**
+ * The operator's model gateway, when all three gates of bundled model access hold at this boot: the operator
+ * offers one, the project opted in, and the user who launched the session is entitled. Read afresh at every
+ * boot, so turning a gate off takes effect at the next resume.
+ */
+async function modelGatewayFor(services: Services, project: ProjectRow, session: SessionRow): Promise<ModelGateway | undefined> {
+  const gateway = services.config.modelGateway;
+  if (!gateway) return undefined;
+  const row = await services.db
+    .selectFrom('projects')
+    .innerJoin('users', (join) => join.on('users.id', '=', session.created_by).onRef('users.account_id', '=', 'projects.account_id'))
+    .select(['projects.bundled_model_access', 'users.model_access'])
+    .where('projects.id', '=', project.id)
+    .executeTakeFirst();
+  return row && readBool(row.bundled_model_access) && readBool(row.model_access) ? gateway : undefined;
 }

@@ -15,14 +15,16 @@ import {
   namesOfPeople,
   putProjectMember,
   removeProjectMember,
+  requireModelAccessManager,
   requireUserCreator,
+  setModelAccess,
 } from '../users.js';
 import { loadProjectFor } from '../access.js';
 
 const tags = ['users'];
 /** Routes that act for a person: user tokens only (a project token is refused before anything else). */
 const PEOPLE_ONLY = { tokenKinds: ['user'] as const };
-const User = Type.Object({ id: Type.String(), name: Type.String(), admin: Type.Boolean(), disabled: Type.Boolean(), created_at: Type.String() });
+const User = Type.Object({ id: Type.String(), name: Type.String(), admin: Type.Boolean(), disabled: Type.Boolean(), model_access: Type.Boolean(), created_at: Type.String() });
 const Member = Type.Object({ user_id: Type.String(), name: Type.String(), role: Type.Union([Type.Literal('member'), Type.Literal('admin')]), created_at: Type.String() });
 const UserParams = Type.Object({ user: Type.String({ description: 'User id, user name, or "me"' }) });
 const MemberParams = Type.Object({ id: Type.String(), userId: Type.String({ description: 'User id or user name' }) });
@@ -90,6 +92,25 @@ export function userRoutes(app: FastifyInstance, services: Services): void {
     async (request) => {
       const ctx = await authenticate(services, request);
       return { user: await enableUser(ctx, request.params.user) };
+    },
+  );
+
+  api.patch(
+    '/v1/users/:user',
+    {
+      config: PEOPLE_ONLY,
+      schema: {
+        tags,
+        summary: "Entitle a user to bundled model access or take it back (administrators): their sessions in opted-in projects get the operator's model gateway",
+        params: UserParams,
+        body: Type.Object({ model_access: Type.Boolean() }, { additionalProperties: false }),
+        response: { 200: Type.Object({ user: User }), ...errorResponses(400, 401, 403, 404) },
+      },
+      preParsing: checkAccessFirst(services, requireModelAccessManager),
+    },
+    async (request) => {
+      const ctx = await authenticate(services, request);
+      return { user: await setModelAccess(ctx, request.params.user, request.body.model_access) };
     },
   );
 

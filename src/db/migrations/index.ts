@@ -13,6 +13,7 @@ import { mergeIntentHeartbeat } from './0005-merge-intent-heartbeat.js';
 import { signIns } from './0013-sign-ins.js';
 import { sessionConversations } from './0014-session-conversations.js';
 import { triggerFireQueue } from './0016-trigger-fire-queue.js';
+import { bundledModelAccess } from './0017-bundled-model-access.js';
 
 /**
  * Migrations are code, not files read at run time, so they ship inside the build. Names sort in order;
@@ -31,6 +32,7 @@ const migrations: Record<string, MigrationFactory> = {
   '0013_sign_ins': signIns,
   '0014_session_conversations': sessionConversations,
   '0016_trigger_fire_queue': triggerFireQueue,
+  '0017_bundled_model_access': bundledModelAccess,
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

@@ -74,9 +74,16 @@ export function projectRoutes(app: FastifyInstance, services: Services): void {
     {
       schema: {
         tags,
-        summary: 'Rename a project or change its default branch (needs project.admin)',
+        summary: 'Rename a project, change its default branch or opt into bundled model access (needs project.admin)',
         params: ProjectParams,
-        body: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), default_branch: Type.Optional(BranchName) }, { additionalProperties: false }),
+        body: Type.Object(
+          {
+            name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            default_branch: Type.Optional(BranchName),
+            bundled_model_access: Type.Optional(Type.Boolean({ description: "true: the project's sessions get the operator's model gateway when their user is entitled" })),
+          },
+          { additionalProperties: false },
+        ),
         response: { 200: Type.Object({ project: Project }), ...errorResponses(400, 401, 403, 404, 409, 502) },
       },
       preParsing: checkAccessFirst(services, (ctx, request) => loadProjectToChange(ctx, rawParams(request).id ?? '')),

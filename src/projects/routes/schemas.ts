@@ -31,6 +31,7 @@ export const Project = Type.Object({
   repository: Type.Union([Type.Literal('hosted'), Type.Literal('mirror')]),
   clone_url: Type.String(),
   created_by: Type.String(),
+  bundled_model_access: Type.Boolean({ description: "Sessions get the operator's model gateway (SVC_LLM_API_KEY, SVC_LLM_BASE_URL) when their user is entitled too" }),
   created_at: Type.String(),
   updated_at: Type.String(),
 });
