@@ -28,7 +28,7 @@ const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
   dashboards: ['accounts', 'db', 'kernel'],
   changes: ['accounts', 'git', 'db', 'manifest', 'background', 'kernel'],
   manifest: ['kernel'],
-  sessions: ['accounts', 'git', 'changes', 'shared', 'background', 'db', 'kernel'],
+  sessions: ['accounts', 'git', 'changes', 'manifest', 'shared', 'background', 'db', 'kernel'],
   triggers: ['accounts', 'git', 'manifest', 'sessions', 'background', 'db', 'kernel'],
   web: ['accounts', 'dashboards', 'changes', 'sessions', 'triggers', 'db', 'background', 'kernel'],
   server: LAYERS,

@@ -6,17 +6,22 @@
  * read-only at /opt/svc/lib and its programs are linked from /usr/local/bin. The network is its own
  * (sandbox-network.ts): the daemon answers on the sandbox's private address, port 8000.
  *
+ * Each sandbox has its own control group with the memory, CPU and process limits of its project's manifest
+ * or the server's defaults (sandbox-cgroup.ts).
+ *
  * Like the process provider's, the sandbox runs detached from svc: a restart of svc finds it running.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Writable } from 'node:stream';
 import { runProcess } from '../../shared/run-process.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import { DAEMON_PORT } from '../environment.js';
 import { alive, endProcessTree } from './host-processes.js';
-import type { SandboxProvider, SandboxStart, StartedSandbox } from './provider.js';
+import type { SandboxLimits, SandboxProvider, SandboxStart, StartedSandbox } from './provider.js';
+import { descendants, SandboxCgroups } from './sandbox-cgroup.js';
 import { SandboxNetwork, type SandboxLink } from './sandbox-network.js';
 import { SandboxUnavailableError } from './unavailable.js';
 
@@ -31,15 +36,22 @@ interface SandboxFile {
 
 export interface BubblewrapProviderOptions {
   root: string;
+  /** Limits of a sandbox whose start names none (the server's defaults). */
+  limits: SandboxLimits;
 }
 
 export class BubblewrapProvider implements SandboxProvider {
   readonly name = 'bubblewrap' as const;
   readonly isolates = true;
   private readonly network: SandboxNetwork;
+  private readonly cgroups: SandboxCgroups;
+  /** Why sandboxes run without memory, CPU and process limits here; null when they have them. */
+  withoutLimits: string | null = null;
 
   constructor(private readonly options: BubblewrapProviderOptions) {
-    this.network = new SandboxNetwork(createHash('sha256').update(path.resolve(options.root)).digest('hex').slice(0, 6));
+    const owner = createHash('sha256').update(path.resolve(options.root)).digest('hex').slice(0, 6);
+    this.network = new SandboxNetwork(owner);
+    this.cgroups = new SandboxCgroups(owner);
   }
 
   directory(sessionId: string): string {
@@ -70,6 +82,9 @@ export class BubblewrapProvider implements SandboxProvider {
       if (file && alive(file.pid)) running.add(sessionId);
     }
     await this.network.removeLeftovers(running);
+    this.withoutLimits = this.cgroups.prepare();
+    if (this.withoutLimits) process.stderr.write(`svc: SVC_SANDBOX_PROVIDER=bubblewrap runs sandboxes without memory, CPU and process limits: ${this.withoutLimits}\n`);
+    this.cgroups.removeLeftovers(running);
   }
 
   async start(sandbox: SandboxStart): Promise<StartedSandbox> {
@@ -102,6 +117,8 @@ export class BubblewrapProvider implements SandboxProvider {
 
     const args = [
       'netns', 'exec', link.namespace, 'bwrap',
+      // The sandbox waits until svc has put it in its control group, so no process of it escapes its limits.
+      '--block-fd', '3',
       '--unshare-user', '--uid', '0', '--gid', '0',
       '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
       '--hostname', 'sandbox',
@@ -123,13 +140,29 @@ export class BubblewrapProvider implements SandboxProvider {
       '--', '/usr/local/bin/node', '/usr/local/bin/svc-entrypoint',
     ];
     const log = fs.openSync(path.join(dir, 'sandbox.log'), 'a', 0o600);
-    const child = spawn('ip', args, { cwd: dir, env, detached: true, stdio: ['ignore', log, log] });
+    const child = spawn('ip', args, { cwd: dir, env, detached: true, stdio: ['ignore', log, log, 'pipe'] });
     fs.closeSync(log);
     const pid = child.pid;
+    const release = child.stdio[3] as Writable;
     if (pid === undefined) {
+      release.destroy();
       await this.network.remove(sandbox.sessionId, link);
       throw new Error('bwrap could not be started');
     }
+    try {
+      if (this.cgroups.create(sandbox.sessionId, sandbox.settings?.limits ?? this.options.limits)) {
+        // bwrap's children made before the move are blocked on fd 3, so they are all here; later ones are born inside.
+        this.cgroups.enter(sandbox.sessionId, [pid]);
+        this.cgroups.enter(sandbox.sessionId, descendants(pid));
+      }
+    } catch (error) {
+      release.destroy();
+      await endProcessTree(pid);
+      await this.network.remove(sandbox.sessionId, link);
+      this.cgroups.remove(sandbox.sessionId);
+      throw new Error(`the sandbox's limits could not be applied: ${(error as Error).message}`);
+    }
+    release.end('1', () => release.destroy());
     child.unref();
     fs.writeFileSync(path.join(dir, 'sandbox.json'), JSON.stringify({ pid, link } satisfies SandboxFile), { mode: 0o600 });
     return { ref: dir, daemonUrl: `http://${link.sandboxAddress}:${DAEMON_PORT}` };
@@ -140,6 +173,7 @@ export class BubblewrapProvider implements SandboxProvider {
     if (!file) return;
     await endProcessTree(file.pid);
     await this.network.remove(sessionId, file.link);
+    this.cgroups.remove(sessionId);
   }
 
   async remove(sessionId: string): Promise<void> {
