@@ -1,10 +1,14 @@
 /**
  * The merge gate on the manifest's `sandbox` section, through the API with real git: settings over this
  * server's maximums (SVC_SANDBOX_MAX_*), a Dockerfile the head does not hold and malformed values are each
- * refused with 422 MANIFEST_INVALID where they are written, and the fixed branch merges.
+ * refused with 422 MANIFEST_INVALID where they are written, and the fixed branch merges. A session whose
+ * base ref asks for more than the server gives fails before any sandbox starts, saying where to fix it.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bareGit, hostedRepoPath, projectWithClone, removeTempDirs, type TestProject } from './support/change-request-fixtures.js';
+import { poll } from './support/poll.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
 let svc: TestServer;
@@ -47,6 +51,21 @@ describe(`the sandbox section at the merge gate on ${testDialect}`, () => {
     const merged = await svc.request('POST', `${crs(project)}/1/merge`);
     expect(merged.status, merged.text).toBe(200);
     expect(tip(project)).toBe(merged.body.merge_commit_sha);
+  });
+
+  it("fails a session whose base ref asks more than the server gives, without starting a sandbox", async () => {
+    const { project } = await projectWithClone(svc, { 'svc.yaml': 'sandbox:\n  memory: 16g\n' });
+    const created = await svc.request('POST', `/v1/projects/${project.id}/sessions`, { body: {} });
+    expect(created.status, created.text).toBe(201);
+    const route = `/v1/projects/${project.id}/sessions/${created.body.session.id}`;
+    const session = await poll('the session failed', async () => (await svc.request('GET', route)).body.session, (current) => current.status !== 'provisioning');
+    expect(session).toMatchObject({
+      status: 'failed',
+      error:
+        'The sandbox could not be started: svc.yaml on main: /sandbox/memory: sandbox.memory 16g is more than this server gives a sandbox (at most 4g); ' +
+        'lower it or ask its operator to raise SVC_SANDBOX_MAX_MEMORY_MB. Fix it on main and resume the session.',
+    });
+    expect(fs.existsSync(path.join(svc.dataDir, 'sandboxes', session.id))).toBe(false);
   });
 
   it('refuses malformed settings in svc.toml too, one issue per setting', async () => {
