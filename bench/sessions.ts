@@ -173,7 +173,14 @@ const IDLE_SANDBOXES = 5;
 async function idleSandboxes(server: BenchServer, base: string, provider: string): Promise<Record<string, unknown>> {
   const before = availableMb();
   const sessions = await Promise.all(Array.from({ length: IDLE_SANDBOXES }, async () => (await api(server, 'POST', base, {})).session as { id: string }));
-  for (const session of sessions) await until(server, `${base}/${session.id}`, (s) => s.status === 'running' && s.runtime_session_id !== null, 300_000);
+  // The bench server leaves sandboxes running when it stops: a failed wait must not leak the five.
+  const removeAll = () => Promise.all(sessions.map((session) => api(server, 'DELETE', `${base}/${session.id}`).catch(() => undefined)));
+  try {
+    for (const session of sessions) await until(server, `${base}/${session.id}`, (s) => s.status === 'running' && s.runtime_session_id !== null, 300_000);
+  } catch (error) {
+    await removeAll();
+    throw error;
+  }
   // Idle: the runtimes' start-up work (first session, plugins) has settled.
   await new Promise((resolve) => setTimeout(resolve, 3_000));
   const after = availableMb();
@@ -184,7 +191,7 @@ async function idleSandboxes(server: BenchServer, base: string, provider: string
   await load(proxied, auth, 4, 300);
   const through = await load(proxied, auth, 8, 2_000);
   const straight = provider === 'process' ? await straightToRuntime(server, first.id) : null;
-  await Promise.all(sessions.map((session) => api(server, 'DELETE', `${base}/${session.id}`)));
+  await removeAll();
   const perSandbox = median(prints.map((print) => print.totalPssMb));
   const totalMb = (await import('node:os')).totalmem() / 1024 / 1024;
   return {
