@@ -3,6 +3,9 @@
  * ready (its root session reported), resume → running, and (process provider) the daemon's memory. The
  * floor is what two Node processes cost to start on this machine (svc-entrypoint and svc-agent are two),
  * measured here. A provider that cannot run on this machine is reported with the reason svc gives.
+ * Per provider too: a proxied runtime request's throughput (beside, on the process provider, the same request
+ * straight to the runtime's port, the floor the isolating providers' runtimes cannot be reached for) and the
+ * memory of idle running sandboxes (sandbox-footprint.ts).
  * Then, on the process provider with the real runtime driven by the scripted model: requests and the event
  * stream through API → daemon → runtime beside the same straight to the runtime's port, and 20 sessions each
  * doing a scripted turn at once.
@@ -15,6 +18,7 @@ import path from 'node:path';
 import { signUserContext } from '../src/shared/user-context.js';
 import { scriptedRuntimeConfig } from '../test/support/runtime-fixture.js';
 import { startScriptedModel, type ScriptedModel } from '../test/support/scripted-model.js';
+import { availableMb, footprint, sandboxPids } from './sandbox-footprint.js';
 import { benchApi, benchProject, median, round, startBenchServer, type BenchServer } from './support.js';
 
 const RUNS = 5;
@@ -281,6 +285,61 @@ async function proxyFigures(server: BenchServer, base: string, sessionId: string
   };
 }
 
+/** Idle running sandboxes started together, beyond the ones the create/resume runs left (none). */
+const IDLE_SANDBOXES = 5;
+
+/**
+ * A proxied runtime request (API → daemon → runtime, `GET /session`) per second on one sandbox, and what
+ * idle running sandboxes cost: each one's processes (svc's part and the runtime's), the count that fits in
+ * this machine's memory at that cost, and the machine's available memory before and after starting them.
+ */
+async function idleSandboxes(server: BenchServer, base: string, provider: string): Promise<Record<string, unknown>> {
+  const before = availableMb();
+  const sessions = await Promise.all(Array.from({ length: IDLE_SANDBOXES }, async () => (await api(server, 'POST', base, {})).session as { id: string }));
+  // The bench server leaves sandboxes running when it stops: a failed wait must not leak the five.
+  const removeAll = () => Promise.all(sessions.map((session) => api(server, 'DELETE', `${base}/${session.id}`).catch(() => undefined)));
+  try {
+    for (const session of sessions) await until(server, `${base}/${session.id}`, (s) => s.status === 'running' && s.runtime_session_id !== null, 300_000);
+  } catch (error) {
+    await removeAll();
+    throw error;
+  }
+  // Idle: the runtimes' start-up work (first session, plugins) has settled.
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  const after = availableMb();
+  const prints = await Promise.all(sessions.map(async (session) => footprint(await sandboxPids(provider, server.dataDir, session.id))));
+  const first = sessions[0] as { id: string };
+  const proxied = `${server.url}${base}/${first.id}/runtime/session`;
+  const auth = { authorization: `Bearer ${server.token}` };
+  await load(proxied, auth, 4, 300);
+  const through = await load(proxied, auth, 8, 2_000);
+  const straight = provider === 'process' ? await straightToRuntime(server, first.id) : null;
+  await removeAll();
+  const perSandbox = median(prints.map((print) => print.totalPssMb));
+  const totalMb = (await import('node:os')).totalmem() / 1024 / 1024;
+  return {
+    proxiedRuntimeRequestsPerSecond: round(through.perSecond),
+    ...(straight === null ? {} : { straightToRuntimePerSecond: round(straight), ratio: round(through.perSecond / straight) }),
+    idleSandboxMemory: {
+      svcPssMb: round(median(prints.map((print) => print.svcPssMb)), 1),
+      runtimePssMb: round(median(prints.map((print) => print.runtimePssMb)), 1),
+      totalPssMb: round(perSandbox, 1),
+      totalRssMb: round(median(prints.map((print) => print.totalRssMb)), 1),
+      processes: median(prints.map((print) => print.processes)),
+    },
+    fitInMachineMemory: { machineMb: Math.round(totalMb), count: Math.floor(totalMb / perSandbox) },
+    availableMemorySlope: { sandboxes: IDLE_SANDBOXES, mbEach: round((before - after) / IDLE_SANDBOXES, 1) },
+  };
+}
+
+/** The floor: the same request straight to a process sandbox's runtime port, no API and no daemon. */
+async function straightToRuntime(server: BenchServer, sessionId: string): Promise<number> {
+  const { runtimePort } = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'sandboxes', sessionId, 'sandbox.json'), 'utf8')) as { runtimePort: number };
+  const direct = `http://127.0.0.1:${runtimePort}/session`;
+  await load(direct, {}, 4, 300);
+  return (await load(direct, {}, 8, 2_000)).perSecond;
+}
+
 /** Sessions created together, each doing one scripted turn (a shell command, then text). */
 async function concurrentTurns(server: BenchServer, base: string, count: number): Promise<Record<string, unknown>> {
   const start = performance.now();
@@ -313,10 +372,13 @@ async function concurrentTurns(server: BenchServer, base: string, count: number)
 export async function runSessionsBench(): Promise<Record<string, unknown>> {
   const floor = nodeStartMs();
   const providers: Record<string, unknown> = {};
+  // BENCH_SANDBOX_PROVIDERS=docker measures those providers only, and leaves out the runtime figures.
+  const chosen = process.env.BENCH_SANDBOX_PROVIDERS?.split(',');
   for (const provider of ['process', 'bubblewrap', 'docker'] as const) {
+    if (chosen && !chosen.includes(provider)) continue;
     providers[provider] = await benchProvider(provider).catch((error: Error) => ({ unavailable: error.message.split('\n').find((line) => line.startsWith('svc:')) ?? error.message.slice(0, 300) }));
   }
-  const runtime = await runtimeFigures();
+  const runtime = chosen ? {} : await runtimeFigures();
   return {
     providers,
     floorTwoNodeStartsMs: round(2 * floor),
@@ -370,7 +432,8 @@ async function proxyOnOneSession(server: BenchServer, base: string): Promise<{ p
 }
 
 async function benchProvider(provider: 'process' | 'bubblewrap' | 'docker'): Promise<Record<string, unknown>> {
-  const server = await startBenchServer({ SVC_MAX_SESSIONS: '100', SVC_SANDBOX_PROVIDER: provider });
+  // A boot is measured, not judged: on a loaded machine five sandboxes starting together take longer than svc's default.
+  const server = await startBenchServer({ SVC_MAX_SESSIONS: '100', SVC_SANDBOX_PROVIDER: provider, SVC_SANDBOX_BOOT_TIMEOUT_MS: '600000' });
   try {
     const projectId = await projectWithCommit(server);
     const base = `/v1/projects/${projectId}/sessions`;
@@ -400,6 +463,7 @@ async function benchProvider(provider: 'process' | 'bubblewrap' | 'docker'): Pro
       runtimeReadyMs: round(median(ready)),
       resumeToRunningMs: round(median(resume)),
       daemonRssMb: daemonRss.length ? round(median(daemonRss), 1) : null,
+      ...(await idleSandboxes(server, base, provider)),
     };
   } finally {
     await server.stop();

@@ -94,10 +94,14 @@ export interface SessionsConfig {
   runtimeCommand: string | undefined;
   /** The docker provider's image; by default the one `svc sandbox image build` makes of this svc. */
   image: string | undefined;
-  /** Memory and CPUs of each docker sandbox. */
+  /** Memory, CPUs and processes of each sandbox when its project's manifest does not set them (`sandbox:`). */
   memoryMb: number;
   cpus: number;
-  /** Processes and threads one sandbox may hold (bubblewrap: a pids cgroup; docker: PidsLimit). */
+  /** Processes and threads one sandbox may hold (bubblewrap: its cgroup's pids.max; docker: PidsLimit). */
+  pids: number;
+  /** The most a project's manifest may ask for each sandbox; the merge gate refuses more. */
+  maxMemoryMb: number;
+  maxCpus: number;
   maxPids: number;
   /**
    * How often svc checks that running sessions' sandboxes are alive and their daemons answer: a sandbox
@@ -167,7 +171,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
       image: env.SVC_SANDBOX_IMAGE || undefined,
       memoryMb: parseCount('SVC_SANDBOX_MEMORY_MB', env.SVC_SANDBOX_MEMORY_MB, 64, 1_048_576) ?? 2048,
       cpus: parseCount('SVC_SANDBOX_CPUS', env.SVC_SANDBOX_CPUS, 1, 256) ?? 2,
-      maxPids: parseCount('SVC_SANDBOX_PIDS_MAX', env.SVC_SANDBOX_PIDS_MAX, 64, 4_194_304) ?? 4096,
+      pids: parseCount('SVC_SANDBOX_PIDS', env.SVC_SANDBOX_PIDS, 64, 4_194_304) ?? 4096,
+      ...sandboxMaximums(env),
       watchIntervalMs: parseCount('SVC_SANDBOX_WATCH_INTERVAL_MS', env.SVC_SANDBOX_WATCH_INTERVAL_MS, 50, 600_000) ?? 5_000,
     },
     triggers: {
@@ -199,6 +204,25 @@ function parseModelGateway(apiKey: string | undefined, baseUrl: string | undefin
     throw new Error(`SVC_LLM_BASE_URL must be an http:// or https:// URL (got ${JSON.stringify(baseUrl)})`);
   }
   return { apiKey, baseUrl };
+}
+
+/**
+ * By default a project may ask for up to 8 GiB and 4 CPUs (or the server's default, when that is more),
+ * and no more processes than the default: a fork bomb is the one case where more is never needed.
+ */
+function sandboxMaximums(env: NodeJS.ProcessEnv): Pick<SessionsConfig, 'maxMemoryMb' | 'maxCpus' | 'maxPids'> {
+  const memoryMb = parseCount('SVC_SANDBOX_MEMORY_MB', env.SVC_SANDBOX_MEMORY_MB, 64, 1_048_576) ?? 2048;
+  const cpus = parseCount('SVC_SANDBOX_CPUS', env.SVC_SANDBOX_CPUS, 1, 256) ?? 2;
+  const pids = parseCount('SVC_SANDBOX_PIDS', env.SVC_SANDBOX_PIDS, 64, 4_194_304) ?? 4096;
+  const maximums = {
+    maxMemoryMb: parseCount('SVC_SANDBOX_MAX_MEMORY_MB', env.SVC_SANDBOX_MAX_MEMORY_MB, 64, 1_048_576) ?? Math.max(memoryMb, 8192),
+    maxCpus: parseCount('SVC_SANDBOX_MAX_CPUS', env.SVC_SANDBOX_MAX_CPUS, 1, 256) ?? Math.max(cpus, 4),
+    maxPids: parseCount('SVC_SANDBOX_MAX_PIDS', env.SVC_SANDBOX_MAX_PIDS, 64, 4_194_304) ?? pids,
+  };
+  for (const [name, most, byDefault] of [['MEMORY_MB', maximums.maxMemoryMb, memoryMb], ['CPUS', maximums.maxCpus, cpus], ['PIDS', maximums.maxPids, pids]] as const) {
+    if (most < byDefault) throw new Error(`SVC_SANDBOX_MAX_${name} (${most}) is less than the default SVC_SANDBOX_${name} (${byDefault}); raise the maximum or lower the default`);
+  }
+  return maximums;
 }
 
 function parseProvider(value: string | undefined): SessionsConfig['provider'] {

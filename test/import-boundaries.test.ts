@@ -71,7 +71,7 @@ const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
   dashboards: ['accounts', 'db', 'kernel'],
   changes: ['accounts', 'projects', 'repositories', 'git', 'db', 'manifest', 'background', 'kernel'],
   manifest: ['kernel'],
-  sessions: ['accounts', 'projects', 'repositories', 'git', 'changes', 'shared', 'background', 'db', 'kernel'],
+  sessions: ['accounts', 'projects', 'repositories', 'git', 'changes', 'manifest', 'shared', 'background', 'db', 'kernel'],
   triggers: ['accounts', 'projects', 'repositories', 'git', 'manifest', 'sessions', 'background', 'db', 'kernel'],
   web: ['accounts', 'projects', 'dashboards', 'changes', 'sessions', 'triggers', 'db', 'background', 'kernel'],
   server: LAYERS,

@@ -17,7 +17,8 @@ import { findChangeRequest } from './find-change-request.js';
 import { gitRefusal } from './git-refusals.js';
 import type { ChangeRequestLocator } from './get-change-request.js';
 import { readBranchesForWrite } from './live-branches.js';
-import { assertHeadManifestValid } from './manifest-gate.js';
+import { assertHeadManifestValid, sandboxMaximumsOf } from './manifest-gate.js';
+import type { SandboxMaximums } from '../manifest/index.js';
 import { claimAbandonedIntent, newIntentOwner, writeMergeIntent, type IntentLease } from './merge-intent-lease.js';
 import { inMergeQueue } from './merge-queue.js';
 import { recordLandedMerge, type LandedMerge } from './record-landed-merge.js';
@@ -71,7 +72,7 @@ export async function mergeChangeRequest(ctx: ActorContext, input: MergeChangeRe
       if (headSha === undefined) throw branchMissing(`The branch ${row.head_ref} of change request #${row.number} does not exist; push it again (git push origin HEAD) before merging.`);
       if (baseSha === undefined) throw branchMissing(`The base branch ${row.base_ref} of change request #${row.number} does not exist in the repository.`);
 
-      const merge = await gateThenPrepare(repo, row, { baseSha, headSha, message, author: ctx.config.mergeAuthor });
+      const merge = await gateThenPrepare(repo, row, { baseSha, headSha, message, author: ctx.config.mergeAuthor, sandboxMaximums: sandboxMaximumsOf(ctx.config) });
       const landed = { crId: row.id, baseShaBefore: baseSha, headSha, mergeCommitSha: merge.commitSha, mergedBy: ctx.actor.userId, mergedAt: nowIso() };
 
       if (merge.kind === 'up-to-date') {
@@ -190,10 +191,10 @@ async function reload(ctx: ActorContext, row: ChangeRequestRow): Promise<ChangeR
 async function gateThenPrepare(
   repo: ProjectRepository,
   row: ChangeRequestRow,
-  options: { baseSha: string; headSha: string; message: string; author: { name: string; email: string } },
+  options: { baseSha: string; headSha: string; message: string; author: { name: string; email: string }; sandboxMaximums: SandboxMaximums },
 ): Promise<PreparedMerge> {
   const preview = await previewMerge(repo.path, options);
-  const [gate, merge] = await Promise.allSettled([assertHeadManifestValid(repo.path, options.headSha), prepare(repo, row, { ...options, preview })]);
+  const [gate, merge] = await Promise.allSettled([assertHeadManifestValid(repo.path, options.headSha, options.sandboxMaximums), prepare(repo, row, { ...options, preview })]);
   if (gate.status === 'rejected') throw gate.reason;
   if (merge.status === 'rejected') throw merge.reason;
   return merge.value;

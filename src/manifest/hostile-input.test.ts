@@ -100,7 +100,7 @@ describe('hostile and huge input', () => {
     expect(result.issues).toHaveLength(11);
     expect(result.issues[10]).toEqual({
       path: '',
-      message: '4990 more unknown keys here; the known ones are version, triggers, agents, default_agent, runtime, env',
+      message: '4990 more unknown keys here; the known ones are version, triggers, agents, default_agent, runtime, sandbox, env',
     });
     const inTrigger = yaml(`triggers:\n  - slug: a\n${Array.from({ length: 500 }, (_, index) => `    junk${index}: 1`).join('\n')}\n`);
     expect(inTrigger.errors).toHaveLength(1);

@@ -12,6 +12,7 @@ export {
   type ParsedManifest,
   type TriggerError,
 } from './parse-manifest.js';
+export { formatMemory, sandboxLimitIssues, type SandboxMaximums } from './sandbox-section.js';
 export { manifestInvalidError } from './manifest-invalid-error.js';
 export { cronSchedule, checkCronExpression, CRON_PATTERN_OPTIONS, type CronCheck } from './cron-expression.js';
 export { checkRunAt, type RunAtCheck } from './run-at.js';

@@ -18,6 +18,10 @@
  *   `{ name, required: false }`. A list keeps the order the environment-variables screen shows.
  * - `run_at` must carry an explicit `Z` or UTC offset and is normalized to a UTC instant. A local time
  *   would be ambiguous around DST changes, and `timezone` stays a property of cron expressions.
+ * - `sandbox` holds per-project sandbox settings as people write them in devcontainer.json or compose files:
+ *   `memory: 2g`, `cpus: 1.5`, `pids: 512`, `image: { dockerfile: .svc/sandbox/Dockerfile }`. Memory needs
+ *   its unit (a bare `2048` could be bytes or megabytes); the server's maximums are checked beside the
+ *   parse (sandbox-section.ts), since they are configuration, not part of the file.
  * - Unknown top-level keys are issues (a typo such as `trigger:` would otherwise silently drop every
  *   trigger); `version: 1` is the one extra key accepted, for manifests that want to say which format
  *   they follow.
@@ -134,6 +138,34 @@ export const EnvEntrySchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** `2g`, `512m`, `1.5GiB`: a number with a binary unit (k, m, g, t), as Docker writes memory. */
+export const MEMORY_SIZE_PATTERN = '^\\s*\\d+(?:\\.\\d+)?\\s*[kKmMgGtT](?:[iI]?[bB])?\\s*$';
+/** A sandbox below this cannot hold its daemon and the agent runtime. */
+export const MIN_SANDBOX_MEMORY_MB = 64;
+export const MIN_SANDBOX_CPUS = 0.1;
+/** Processes the entrypoint, daemon, runtime, a shell and git need together. */
+export const MIN_SANDBOX_PIDS = 64;
+
+export const SandboxImageSchema = Type.Object(
+  {
+    dockerfile: Type.String({
+      minLength: 1,
+      description: 'Dockerfile relative to the repository root, e.g. .svc/sandbox/Dockerfile; its directory is the build context. Docker provider only.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const SandboxSectionSchema = Type.Object(
+  {
+    memory: Type.Optional(Type.String({ pattern: MEMORY_SIZE_PATTERN, description: 'Memory limit of each sandbox, e.g. "2g" or "512m".' })),
+    cpus: Type.Optional(Type.Number({ minimum: MIN_SANDBOX_CPUS, description: 'CPUs each sandbox may use, e.g. 1.5.' })),
+    pids: Type.Optional(Type.Integer({ minimum: MIN_SANDBOX_PIDS, description: 'Most processes and threads at once in a sandbox.' })),
+    image: Type.Optional(SandboxImageSchema),
+  },
+  { additionalProperties: false },
+);
+
 export const RuntimeSectionSchema = Type.Object(
   { config_dir: Type.Optional(Type.String({ minLength: 1, description: 'Relative to the repository root.' })) },
   { additionalProperties: false },
@@ -151,6 +183,7 @@ export const ManifestDocumentSchema = Type.Object(
     agents: Type.Optional(OrEmpty(Type.Record(Type.String({ pattern: AGENT_NAME_PATTERN }), OrEmpty(AgentEntrySchema)))),
     default_agent: Type.Optional(AgentField),
     runtime: Type.Optional(OrEmpty(RuntimeSectionSchema)),
+    sandbox: Type.Optional(OrEmpty(SandboxSectionSchema)),
     env: Type.Optional(OrEmpty(Type.Array(Type.Union([Type.String({ pattern: ENV_NAME_PATTERN }), EnvEntrySchema])))),
   },
   { additionalProperties: false, title: 'svc manifest (svc.yaml / svc.toml)' },
@@ -170,6 +203,8 @@ export const WEBHOOK_ONLY_TRIGGER_KEYS: readonly string[] = Object.keys(WebhookT
 export const AGENT_KEYS: readonly string[] = Object.keys(AgentEntrySchema.properties);
 export const ENV_ENTRY_KEYS: readonly string[] = Object.keys(EnvEntrySchema.properties);
 export const RUNTIME_KEYS: readonly string[] = Object.keys(RuntimeSectionSchema.properties);
+export const SANDBOX_KEYS: readonly string[] = Object.keys(SandboxSectionSchema.properties);
+export const SANDBOX_IMAGE_KEYS: readonly string[] = Object.keys(SandboxImageSchema.properties);
 
 // ── The normalized manifest every consumer reads ─────────────────────────────────────────────────
 
@@ -229,6 +264,17 @@ export const NormalizedEnvEntrySchema = Type.Object(
   { additionalProperties: false },
 );
 
+export const NormalizedSandboxSchema = Type.Object(
+  {
+    memory_bytes: Type.Union([Type.Integer({ minimum: MIN_SANDBOX_MEMORY_MB * 1024 * 1024 }), Type.Null()]),
+    cpus: Type.Union([Type.Number({ minimum: MIN_SANDBOX_CPUS }), Type.Null()]),
+    pids: Type.Union([Type.Integer({ minimum: MIN_SANDBOX_PIDS }), Type.Null()]),
+    /** Normalized POSIX path of the Dockerfile relative to the repository root. */
+    dockerfile: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+
 export const NormalizedManifestSchema = Type.Object(
   {
     /** Only the entries without problems; the others are in the parse result's `errors`. */
@@ -241,6 +287,8 @@ export const NormalizedManifestSchema = Type.Object(
       { additionalProperties: false },
     ),
     env: Type.Array(NormalizedEnvEntrySchema),
+    /** Each null: the server's default applies. */
+    sandbox: NormalizedSandboxSchema,
   },
   { additionalProperties: false },
 );
@@ -250,6 +298,7 @@ export type NormalizedWebhookTrigger = Static<typeof NormalizedWebhookTriggerSch
 export type NormalizedTrigger = Static<typeof NormalizedTriggerSchema>;
 export type NormalizedAgent = Static<typeof NormalizedAgentSchema>;
 export type NormalizedEnvEntry = Static<typeof NormalizedEnvEntrySchema>;
+export type NormalizedSandbox = Static<typeof NormalizedSandboxSchema>;
 export type NormalizedManifest = Static<typeof NormalizedManifestSchema>;
 export type TriggerType = (typeof TRIGGER_TYPES)[number];
 export type SessionMode = (typeof SESSION_MODES)[number];

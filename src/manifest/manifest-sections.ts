@@ -29,7 +29,7 @@ const envNamePattern = new RegExp(ENV_NAME_PATTERN);
 const modelPattern = new RegExp(MODEL_PATTERN);
 
 /** Reports keys of `mapping` outside `known`, each with a "did you mean" when one is close. */
-function reportUnknownKeys(
+export function reportUnknownKeys(
   mapping: Record<string, unknown>,
   known: readonly string[],
   basePath: string,
@@ -162,14 +162,14 @@ export function checkRuntime(value: unknown, format: ManifestFormat, issues: Iss
   return runtime;
 }
 
-type RepositoryPathCheck = { ok: true; path: string } | { ok: false; reason: string };
+export type RepositoryPathCheck = { ok: true; path: string } | { ok: false; reason: string };
 
 /**
  * The daemon resolves config_dir inside the cloned repository, so it must stay there: no absolute path,
  * no `..` that climbs out. Returned normalized (`./a//b/` → `a/b`) so equal paths compare equal.
  */
-function checkRepositoryPath(raw: string): RepositoryPathCheck {
-  const relativeExample = `a path relative to the repository root such as "${DEFAULT_RUNTIME_CONFIG_DIR}"`;
+export function checkRepositoryPath(raw: string, example: string = DEFAULT_RUNTIME_CONFIG_DIR): RepositoryPathCheck {
+  const relativeExample = `a path relative to the repository root such as "${example}"`;
   if (raw.trim() === '') return { ok: false, reason: `is empty; write ${relativeExample}` };
   // Control characters (NUL above all) cut or bend paths in the tools that read them.
   if (/[\u0000-\u001f\u007f]/.test(raw)) return { ok: false, reason: 'contains control characters' };

@@ -78,6 +78,7 @@ triggers:
       default_agent: null,
       runtime: { config_dir: '.svc/runtime' },
       env: [],
+      sandbox: { memory_bytes: null, cpus: null, pids: null, dockerfile: null },
     });
   });
 
@@ -217,6 +218,7 @@ enabled = false
         reviewer: { description: null, model: null, prompt: null },
       },
       runtime: { config_dir: 'config/agents' },
+      sandbox: { memory_bytes: null, cpus: null, pids: null, dockerfile: null },
       env: [
         { name: 'GITHUB_TOKEN', required: true, description: 'Reads issues' },
         { name: 'HOOK_SECRET', required: false, description: null },
@@ -718,7 +720,7 @@ describe('document-level problems', () => {
   test('unknown top-level keys are issues; version 1 is accepted', () => {
     const result = yaml('version: 1\ntrigger: []\nagent: {}\nfoo: 1\n');
     expect(issueAt(result, '/trigger')).toBe(
-      '"trigger" is not a manifest section; the manifest knows version, triggers, agents, default_agent, runtime, env (did you mean triggers?)',
+      '"trigger" is not a manifest section; the manifest knows version, triggers, agents, default_agent, runtime, sandbox, env (did you mean triggers?)',
     );
     expect(issueAt(result, '/agent')).toContain('(did you mean agents?)');
     expect(issueAt(result, '/foo')).not.toContain('did you mean');

@@ -12,6 +12,7 @@ import {
 } from './manifest-schema.js';
 import { readDocument, type ManifestFormat } from './read-document.js';
 import { checkAgents, checkDefaultAgent, checkEnv, checkRuntime, checkTopLevelKeys } from './manifest-sections.js';
+import { checkSandbox, emptySandbox } from './sandbox-section.js';
 import { checkTriggerEntry, newTriggerCheckCache } from './trigger-entry.js';
 import { jsonPointer } from '../json-pointer.js';
 import { describeValue, isRecord } from './wording.js';
@@ -59,7 +60,7 @@ export function formatOf(filename: ManifestFilename): ManifestFormat {
 }
 
 function emptyManifest(): NormalizedManifest {
-  return { triggers: [], agents: {}, default_agent: null, runtime: { config_dir: DEFAULT_RUNTIME_CONFIG_DIR }, env: [] };
+  return { triggers: [], agents: {}, default_agent: null, runtime: { config_dir: DEFAULT_RUNTIME_CONFIG_DIR }, env: [], sandbox: emptySandbox() };
 }
 
 /** A result where nothing could be read: the issue also goes to `errors`, or the listing would look empty for no reason. */
@@ -98,6 +99,7 @@ export function parseManifest({ filename, text }: ParseManifestInput): ParsedMan
   checkTopLevelKeys(document, issues);
   const runtime = checkRuntime(document['runtime'], format, issues);
   const env = checkEnv(document['env'], format, issues);
+  const sandbox = checkSandbox(document['sandbox'], format, issues);
   const { agents, declared } = checkAgents(document['agents'], format, issues);
   const defaultAgent = checkDefaultAgent(document['default_agent'], declared, issues);
 
@@ -135,7 +137,7 @@ export function parseManifest({ filename, text }: ParseManifestInput): ParsedMan
 
   return {
     filename,
-    manifest: { triggers, agents, default_agent: defaultAgent, runtime, env },
+    manifest: { triggers, agents, default_agent: defaultAgent, runtime, env, sandbox },
     triggers,
     errors,
     issues,

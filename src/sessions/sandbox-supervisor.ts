@@ -10,6 +10,7 @@ import type { Services } from '../context.js';
 import type { SessionStatusEvent } from '../events.js';
 import { nowIso } from '../db/values.js';
 import { sandboxEnvironment } from './environment.js';
+import { sandboxSettings } from './sandbox-settings.js';
 import type { SandboxProvider } from './providers/provider.js';
 import type { SessionRow } from './session-row.js';
 
@@ -101,7 +102,8 @@ export class SandboxSupervisor {
         // Not in spec 3's table: how often the daemon renews the lease is svc's setting, as is the lease's life.
         SVC_LEASE_RENEW_MS: String(services.config.sessions.leaseRenewMs),
       };
-      const started = await this.provider.start({ sessionId: session.id, env, ref: session.sandbox_ref });
+      const settings = await sandboxSettings(services, project, session);
+      const started = await this.provider.start({ sessionId: session.id, env, ref: session.sandbox_ref, settings });
       // The reference is the sandbox's identity (its files, its container) whatever happens next.
       await services.db.updateTable('sessions').set({ sandbox_ref: started.ref }).where('id', '=', session.id).execute();
       const recorded = await services.db

@@ -71,7 +71,7 @@ export function sandboxFaults(options: FaultOptions): void {
   beforeAll(async () => {
     await options.setup?.();
     svc = await startTestServer({
-      env: { SVC_SANDBOX_PROVIDER: options.provider, SVC_MAX_SESSIONS: '6', SVC_SANDBOX_WATCH_INTERVAL_MS: '100', SVC_SANDBOX_BOOT_TIMEOUT_MS: String(BOOT_TIMEOUT_MS), SVC_SANDBOX_PIDS_MAX: String(MAX_PIDS) },
+      env: { SVC_SANDBOX_PROVIDER: options.provider, SVC_MAX_SESSIONS: '6', SVC_SANDBOX_WATCH_INTERVAL_MS: '100', SVC_SANDBOX_BOOT_TIMEOUT_MS: String(BOOT_TIMEOUT_MS), SVC_SANDBOX_PIDS: String(MAX_PIDS) },
     });
     const created = await svc.request('POST', '/v1/projects', { body: { name: `Faults ${options.provider} ${Date.now()}` } });
     projectId = created.body.project.id as string;

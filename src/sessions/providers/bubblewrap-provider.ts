@@ -7,6 +7,9 @@
  * runtime's binary at /opt/svc/runtime/opencode: none of svc's node_modules goes in. The network is its own
  * (sandbox-network.ts): the daemon answers on the sandbox's private address, port 8000.
  *
+ * Each sandbox has its own control group with the memory, CPU and process limits of its project's manifest
+ * or the server's defaults (sandbox-cgroup.ts).
+ *
  * Like the process provider's, the sandbox runs detached from svc: a restart of svc finds it running.
  */
 import { spawn } from 'node:child_process';
@@ -16,8 +19,8 @@ import path from 'node:path';
 import { runProcess } from '../../shared/run-process.js';
 import { DAEMON_PORT } from '../environment.js';
 import { alive, endProcessTree } from './host-processes.js';
-import { PidsCgroups } from './pids-cgroup.js';
-import type { SandboxProvider, SandboxStart, StartedSandbox } from './provider.js';
+import type { SandboxLimits, SandboxProvider, SandboxStart, StartedSandbox } from './provider.js';
+import { SandboxCgroups } from './sandbox-cgroup.js';
 import { SandboxFiles, sandboxEndedReason } from './sandbox-file.js';
 import { SANDBOX_PROGRAMS, bundleFile, sandboxBundles, shippedRuntimeBinary } from './sandbox-programs.js';
 import { SandboxNetwork, type SandboxLink } from './sandbox-network.js';
@@ -35,24 +38,29 @@ interface SandboxFile {
 
 export interface BubblewrapProviderOptions {
   root: string;
-  /** Processes and threads one sandbox may hold (its pids cgroup's limit). */
-  maxPids: number;
+  /** Limits of a sandbox whose start names none (the server's defaults). */
+  limits: SandboxLimits;
 }
 
-/** Joins the cgroup whose cgroup.procs is $0, then becomes the command: nothing of the sandbox runs outside it. */
-const JOIN_CGROUP = 'echo $$ > "$0" && exec "$@"';
+/**
+ * Joins the sandbox's control group (the cgroup.procs files before `--`), then becomes the command after it:
+ * nothing of the sandbox ever runs outside its limits, and svc has no race to win. A failed join ends it.
+ */
+const JOIN_CGROUP = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 1; shift; done; shift; exec "$@"';
 
 export class BubblewrapProvider implements SandboxProvider {
   readonly name = 'bubblewrap' as const;
   readonly isolates = true;
   private readonly network: SandboxNetwork;
-  private readonly cgroups: PidsCgroups;
+  private readonly cgroups: SandboxCgroups;
   private readonly files: SandboxFiles<SandboxFile>;
+  /** Why sandboxes run without memory, CPU and process limits here; null when they have them. */
+  withoutLimits: string | null = null;
 
   constructor(private readonly options: BubblewrapProviderOptions) {
     const owner = createHash('sha256').update(path.resolve(options.root)).digest('hex').slice(0, 6);
     this.network = new SandboxNetwork(owner);
-    this.cgroups = new PidsCgroups(owner);
+    this.cgroups = new SandboxCgroups(owner);
     this.files = new SandboxFiles(options.root);
   }
 
@@ -79,6 +87,8 @@ export class BubblewrapProvider implements SandboxProvider {
     }
     await this.cgroups.removeLeftovers(running);
     await this.network.removeLeftovers(running);
+    this.withoutLimits = this.cgroups.prepare();
+    if (this.withoutLimits) process.stderr.write(`svc: SVC_SANDBOX_PROVIDER=bubblewrap runs sandboxes without memory, CPU and process limits: ${this.withoutLimits}\n`);
   }
 
   async start(sandbox: SandboxStart): Promise<StartedSandbox> {
@@ -133,12 +143,13 @@ export class BubblewrapProvider implements SandboxProvider {
       '--', '/usr/local/bin/node', '/usr/local/bin/svc-entrypoint',
     ];
     const log = fs.openSync(path.join(dir, 'sandbox.log'), 'a', 0o600);
-    const cgroup = this.cgroups.create(sandbox.sessionId, this.options.maxPids);
-    const [program, programArgs] = cgroup ? ['sh', ['-c', JOIN_CGROUP, cgroup, 'ip', ...args]] : ['ip', args];
+    const cgroup = this.cgroups.create(sandbox.sessionId, sandbox.settings?.limits ?? this.options.limits);
+    const [program, programArgs] = cgroup ? ['sh', ['-c', JOIN_CGROUP, 'sh', ...cgroup, '--', 'ip', ...args]] : ['ip', args];
     const child = spawn(program, programArgs, { cwd: dir, env, detached: true, stdio: ['ignore', log, log] });
     fs.closeSync(log);
     const pid = child.pid;
     if (pid === undefined) {
+      await this.cgroups.remove(sandbox.sessionId);
       await this.network.remove(sandbox.sessionId, link);
       throw new Error('bwrap could not be started');
     }

@@ -6,6 +6,9 @@
  * network of svc's on which they cannot reach each other. On an engine on this machine, svc adds rules
  * so that the network reaches svc's port on the host and nothing else of it, nor link-local addresses.
  *
+ * A project's manifest may set the limits (`sandbox:`) and name a Dockerfile built on top of the image
+ * (project-image.ts); both are read again at every boot.
+ *
  * Resume creates the container again on its kept volumes: the environment of a boot (secrets, whether the
  * first prompt was sent) is the one svc computes now, not the one of the first boot.
  */
@@ -14,6 +17,7 @@ import path from 'node:path';
 import { DAEMON_PORT } from '../environment.js';
 import { DockerEngine } from './docker-engine.js';
 import type { SandboxProvider, SandboxStart, StartedSandbox } from './provider.js';
+import { ensureProjectImage } from './project-image.js';
 import { imageExists, sandboxImageTag } from './sandbox-image.js';
 import { allowHostPort, DOCKER_SANDBOX_RANGE, isLoopback } from './sandbox-network.js';
 import { SandboxUnavailableError } from './unavailable.js';
@@ -28,7 +32,7 @@ export interface DockerProviderOptions {
   memoryMb: number;
   cpus: number;
   /** Processes and threads one container may hold. */
-  maxPids: number;
+  pids: number;
 }
 
 export class DockerProvider implements SandboxProvider {
@@ -100,9 +104,11 @@ export class DockerProvider implements SandboxProvider {
     if (existing.status === 200 && existing.body.State?.Running) return { ref: name, daemonUrl: this.daemonUrl(existing.body) };
     if (existing.status === 200) await this.engine.expect([204, 404], 'DELETE', `/containers/${name}?force=1`);
     const env = await this.routeToSvc({ ...sandbox.env, HOME: '/opt/svc/home' });
+    const image = sandbox.settings?.image ? await ensureProjectImage(this.engine, this.image, sandbox.settings.image, NETWORK) : this.image;
+    const memory = sandbox.settings?.limits.memoryBytes ?? this.options.memoryMb * 1024 * 1024;
     const volumes = this.volumes(sandbox.sessionId);
     await this.engine.expect([201], 'POST', `/containers/create?name=${name}`, {
-      Image: this.image,
+      Image: image,
       Hostname: 'sandbox',
       Env: Object.entries(env).map(([key, value]) => `${key}=${value}`),
       ExposedPorts: { [`${DAEMON_PORT}/tcp`]: {} },
@@ -116,9 +122,11 @@ export class DockerProvider implements SandboxProvider {
           { Type: 'volume', Source: volumes.workspace, Target: '/workspace' },
           { Type: 'volume', Source: volumes.home, Target: '/opt/svc/home' },
         ],
-        Memory: this.options.memoryMb * 1024 * 1024,
-        NanoCpus: Math.round(this.options.cpus * 1e9),
-        PidsLimit: this.options.maxPids,
+        // Swap as large as memory: no swap, so `memory: 2g` in the manifest is 2 GiB and not 4.
+        Memory: memory,
+        MemorySwap: memory,
+        NanoCpus: Math.round((sandbox.settings?.limits.cpus ?? this.options.cpus) * 1e9),
+        PidsLimit: sandbox.settings?.limits.pids ?? this.options.pids,
         CapDrop: ['ALL'],
         SecurityOpt: ['no-new-privileges'],
         // A remote engine's containers are reached through a published port; a local one's directly.

@@ -7,9 +7,9 @@ import type { SandboxProvider } from './provider.js';
 
 /** The configured provider; whether it can run here is checked by its prepare() when svc starts. */
 export function createSandboxProvider(config: Pick<Config, 'dataDir' | 'sessions'>): SandboxProvider {
-  const { provider, runtimeCommand, image, memoryMb, cpus, maxPids } = config.sessions;
+  const { provider, runtimeCommand, image, memoryMb, cpus, pids } = config.sessions;
   const root = path.join(config.dataDir, 'sandboxes');
-  if (provider === 'bubblewrap') return new BubblewrapProvider({ root, maxPids });
-  if (provider === 'docker') return new DockerProvider({ root, image, memoryMb, cpus, maxPids });
+  if (provider === 'bubblewrap') return new BubblewrapProvider({ root, limits: { memoryBytes: memoryMb * 1024 * 1024, cpus, pids } });
+  if (provider === 'docker') return new DockerProvider({ root, image, memoryMb, cpus, pids });
   return new ProcessProvider({ root, runtimeCommand });
 }

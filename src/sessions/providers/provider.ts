@@ -10,6 +10,32 @@ export interface SandboxStart {
   env: Record<string, string>;
   /** The provider's handle from an earlier boot of this sandbox, when resuming. */
   ref: string | null;
+  /** Limits and image from the project's manifest (sandbox-settings.ts); absent: the provider's defaults. */
+  settings?: SandboxSettings;
+}
+
+/** What one sandbox may use: the manifest's `sandbox:` settings, else the server's defaults. */
+export interface SandboxLimits {
+  memoryBytes: number;
+  cpus: number;
+  pids: number;
+}
+
+/** A project's own sandbox image (`sandbox.image.dockerfile`); only the docker provider builds it. */
+export interface ProjectImage {
+  /** Changes exactly when the build's input changes: the context's git tree and the Dockerfile's name in it. */
+  key: string;
+  /** The Dockerfile's name inside the context. */
+  dockerfile: string;
+  /** Where it comes from, for messages: `.svc/sandbox/Dockerfile on main`. */
+  source: string;
+  /** The build context (the Dockerfile's folder at that commit) as a tar archive. */
+  context(): Promise<Buffer>;
+}
+
+export interface SandboxSettings {
+  limits: SandboxLimits;
+  image: ProjectImage | null;
 }
 
 export interface StartedSandbox {

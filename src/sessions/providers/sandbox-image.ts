@@ -90,7 +90,7 @@ function tarStream(args: string[]) {
 }
 
 /** Build/import answers are JSON lines; an `error` line means the build failed though the status was 200. */
-function streamError(text: string): string | null {
+export function streamError(text: string): string | null {
   for (const line of text.split('\n')) {
     try {
       const event = JSON.parse(line) as { error?: string };
