@@ -46,10 +46,15 @@ export class SandboxSupervisor {
     await Promise.allSettled([...this.boots.values()]);
   }
 
-  async stop(session: SessionRow): Promise<void> {
+  /**
+   * Ends the session's sandbox. `beforeEnd` runs while the sandbox still answers (the conversation is kept
+   * then); it is part of the stop, so a wake that comes meanwhile starts only once the sandbox has ended.
+   */
+  async stop(session: SessionRow, beforeEnd?: () => Promise<void>): Promise<void> {
     // Tracked from the start, so a wake that comes while this one waits for a boot starts after it.
     const stopping = (async () => {
       await this.boots.get(session.id)?.catch(() => undefined);
+      await beforeEnd?.().catch(() => undefined);
       // The row the caller read may predate the boot that started the sandbox: its reference is read now.
       const ref = await this.sandboxRef(session.id);
       if (ref) await this.provider.stop(session.id, ref);

@@ -18,13 +18,13 @@ export async function stopSession(ctx: ActorContext, projectId: string, sessionI
 }
 
 /**
- * Stops the sandbox and records it; the idle sweep and stop share it. The conversation is captured between
- * the two, once this replica alone owns the stop, while the runtime still answers.
+ * Records the stop, then ends the sandbox; the idle sweep and stop share it. The conversation is captured
+ * once this replica alone owns the stop, while the runtime still answers, as part of the supervisor's stop
+ * (a message that wakes the session meanwhile starts its sandbox only after the old one has ended).
  */
 export async function hibernate(services: Services, session: SessionRow): Promise<boolean> {
   const moved = await moveSession(services, services.db, session, { status: 'stopped', sandbox_state: 'stopped', from: ['running', 'provisioning'], extra: { lease_expires_at: null } });
   if (!moved) return false;
-  await captureConversation(services, session).catch(() => undefined);
-  await sessionsOf(services).supervisor.stop(session);
+  await sessionsOf(services).supervisor.stop(session, () => captureConversation(services, session));
   return true;
 }
