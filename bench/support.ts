@@ -28,9 +28,11 @@ export interface BenchServerOptions {
 export async function startBenchServer(env: Record<string, string> = {}, options: BenchServerOptions = {}): Promise<BenchServer> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
   const token = 'svc_u_bench_token';
-  const child: ChildProcess = spawn(process.execPath, [cliEntry, 'serve', '--port', '0', '--data-dir', dataDir], {
+  // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server under test.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, cliEntry, 'serve', '--port', '0', '--data-dir', dataDir], {
     env: { ...process.env, SVC_ADMIN_TOKEN: token, SVC_LOG_LEVEL: 'warn', DATABASE_URL: '', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', process.env.BENCH_SERVER_LOG ? 'pipe' : 'ignore', 'pipe'],
   });
   const url = await new Promise<string>((resolve, reject) => {
     let stderr = '';
@@ -41,6 +43,9 @@ export async function startBenchServer(env: Record<string, string> = {}, options
     });
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}: ${stderr}`)));
   });
+  // BENCH_SERVER_LOG=file keeps what the server under test printed (its warnings and errors).
+  const logFile = process.env.BENCH_SERVER_LOG;
+  if (logFile) for (const stream of [child.stdout, child.stderr]) stream?.on('data', (chunk: Buffer) => fs.appendFileSync(logFile, chunk));
   return {
     url,
     token,

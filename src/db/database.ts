@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import { withFileLock } from './file-lock.js';
 import { adaptSqlite } from './sqlite-adapter.js';
+import { ImmediateSqliteDialect } from './sqlite-dialect.js';
 import { WAL_RESTART_BYTES, startCheckpointer } from './sqlite-checkpointer.js';
 import type { Database } from './schema.js';
 import { GroupCommit, separateTransactions, type TransactionRunner } from './transactions.js';
@@ -72,7 +73,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   // A log the checkpointer starts again is cut back to this size, so a burst does not keep its disk.
   sqlite.pragma(`journal_size_limit = ${WAL_RESTART_BYTES}`);
   const checkpointer = startCheckpointer(file);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: adaptSqlite(sqlite) }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: adaptSqlite(sqlite) }) });
   const handle: DatabaseHandle = {
     db,
     dialect: 'sqlite',
