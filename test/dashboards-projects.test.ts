@@ -94,6 +94,22 @@ describe(`dashboards and projects on ${testDialect}`, () => {
     expect((await remove(alphaToken, claimed)).status).toBe(204);
   });
 
+  it('lists the dashboards a project published on its overview page, and no other project’s', async () => {
+    const gamma = await createProject(`Gamma ${unique()}`, []);
+    const gammaToken = await mintPublisher(gamma.id);
+    const own = [`gamma-first-${unique()}`, `gamma-second-${unique()}`];
+    for (const slug of own) expect((await publish(gammaToken, spec(slug))).status).toBe(201);
+    const other = `beta-only-${unique()}`;
+    expect((await publish(betaToken, spec(other))).status).toBe(201);
+
+    const overview = await fetch(`${svc.url}/projects/${gamma.slug}`, { headers: { authorization: `Bearer ${svc.adminToken}` } });
+    expect(overview.status).toBe(200);
+    const html = await overview.text();
+    const panel = html.slice(html.indexOf('Recent dashboards'));
+    for (const slug of own) expect(panel).toContain(`<a class="row-main" href="/d/${slug}"><span class="row-title">Dashboard ${slug}</span>`);
+    expect(html).not.toContain(other);
+  });
+
   it('lets only members of a dashboard’s project, and administrators, replace or delete it', async () => {
     const slug = `alpha-board-${unique()}`;
     expect((await publish(alphaToken, spec(slug))).status).toBe(201);

@@ -2,8 +2,10 @@ import type { ActorContext } from '../context.js';
 import { AppError, notFound } from '../errors.js';
 import { dashboardUrl, requirePublish, requireRead } from './access.js';
 import { assertMayChange } from './ownership.js';
-import { deleteDashboard, findHeader, findOwner, findVersion, listHeaders, listVersions, oldestVersion, type DashboardHeader } from './store.js';
+import { deleteDashboard, findHeader, findOwner, findVersion, listHeaders, listRecentOfProject, listVersions, oldestVersion, type DashboardHeader, type StoredVersion } from './store.js';
 import { inTransaction } from '../db/in-transaction.js';
+
+export type { DashboardHeader, StoredVersion };
 
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
@@ -83,6 +85,37 @@ export async function listDashboards(ctx: ActorContext): Promise<DashboardSummar
   requireRead(ctx);
   const headers = await listHeaders(ctx.db, ctx.actor.accountId);
   return headers.sort(compareDashboards).map((h) => presentSummary(h, ctx.config.baseUrl));
+}
+
+/**
+ * The dashboards a project published, most recently updated first: a project's overview page lists them.
+ * Any reader of the account may see them in the full list anyway (listDashboards).
+ */
+export async function listProjectDashboards(ctx: ActorContext, input: { projectId: string; limit: number }): Promise<Array<Pick<DashboardHeader, 'slug' | 'title' | 'updated_at'>>> {
+  requireRead(ctx);
+  return listRecentOfProject(ctx.db, ctx.actor.accountId, input.projectId, input.limit);
+}
+
+/** Whether `slug` can name a dashboard at all. */
+function isSlug(slug: string): boolean {
+  return slug.length <= 80 && SLUG_PATTERN.test(slug);
+}
+
+/**
+ * The dashboard's header (title, current version, times), or null when the account has none by this
+ * name; a string that is no slug names none. For the web pages, which word their own "not found".
+ */
+export async function findDashboardHeader(ctx: ActorContext, slug: string): Promise<DashboardHeader | null> {
+  requireRead(ctx);
+  if (!isSlug(slug)) return null;
+  return (await findHeader(ctx.db, ctx.actor.accountId, slug)) ?? null;
+}
+
+/** One version as published, or null when there is none (never published, pruned, or no such dashboard). */
+export async function findDashboardVersion(ctx: ActorContext, slug: string, version: number): Promise<StoredVersion | null> {
+  requireRead(ctx);
+  if (!isSlug(slug)) return null;
+  return (await findVersion(ctx.db, ctx.actor.accountId, slug, version)) ?? null;
 }
 
 /** The current version, or the given one. */

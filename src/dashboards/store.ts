@@ -71,6 +71,18 @@ export async function listHeaders(db: Db, accountId: string): Promise<DashboardH
   return db.selectFrom('dashboards').select(HEADER_COLUMNS).where('account_id', '=', accountId).execute();
 }
 
+/** The dashboards a project published, most recently updated first. */
+export async function listRecentOfProject(db: Db, accountId: string, projectId: string, limit: number): Promise<Array<Pick<DashboardHeader, 'slug' | 'title' | 'updated_at'>>> {
+  return db
+    .selectFrom('dashboards')
+    .select(['slug', 'title', 'updated_at'])
+    .where('account_id', '=', accountId)
+    .where('project_id', '=', projectId)
+    .orderBy('updated_at', 'desc')
+    .limit(limit)
+    .execute();
+}
+
 export async function findVersion(db: Db, accountId: string, slug: string, version: number): Promise<StoredVersion | undefined> {
   return db
     .selectFrom('dashboard_versions')

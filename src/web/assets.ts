@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
-import { CLIENT_SCRIPT, THEME_BOOT_SCRIPT } from '../dashboards/render/client-script.js';
-import { buildStylesheet } from '../dashboards/render/styles.js';
+import { CLIENT_SCRIPT, THEME_BOOT_SCRIPT } from './client-script.js';
+import { buildStylesheet } from './styles.js';
 import { APP_SCRIPT } from './app/app-script.js';
 import { APP_STYLES } from './app/app-styles.js';
 import { acceptsGzip } from './http-helpers.js';

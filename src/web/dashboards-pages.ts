@@ -7,10 +7,9 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ActorContext, Services } from '../context.js';
 import type { DashboardVersionRef } from '../events.js';
-import { requireRead } from '../dashboards/access.js';
-import { listDashboards, SLUG_PATTERN } from '../dashboards/read-dashboards.js';
+import { findDashboardHeader, findDashboardVersion, getDashboardVersions, listDashboards, type StoredVersion } from '../dashboards/read-dashboards.js';
+import { anyDashboardPublished, publishedVersion } from '../dashboards/server-reads.js';
 import type { DashboardSpec } from '../dashboards/spec-schema.js';
-import { anyDashboard, findHeader, findVersion, listVersions } from '../dashboards/store.js';
 import { blockCsv } from '../dashboards/block-csv.js';
 import type { ChartWidths } from '../dashboards/render/chart-slots.js';
 import { AppError, notFound } from '../errors.js';
@@ -154,15 +153,22 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
   }
 
   /**
-   * Draws a page that is not in the cache (or joins the drawing under way) and caches it. `signal`: the
-   * visitor's, aborted when they leave; none for a pre-render.
+   * Draws a page that is not in the cache (or joins the drawing under way) and caches it. `load` reads
+   * the version: as the visitor, or as the server for a pre-render. `signal`: the visitor's, aborted when
+   * they leave; none for a pre-render.
    */
-  function drawPage(target: DashboardVersionRef, variant: PageVariant, priority: RenderPriority, signal?: AbortSignal): Promise<CachedPage> {
+  function drawPage(
+    target: DashboardVersionRef,
+    variant: PageVariant,
+    priority: RenderPriority,
+    load: () => Promise<StoredVersion | null>,
+    signal?: AbortSignal,
+  ): Promise<CachedPage> {
     const { accountId, slug, version } = target;
     const key = pageKey(target, variant);
     return rendering.run(`${priority}\u0000${key}`, signal, async (stillWanted) => {
       refuseTimedOut(key, version);
-      const stored = await findVersion(services.db, accountId, slug, version);
+      const stored = await load();
       if (!stored) throw notFound('dashboard', slug);
       // Warming up costs seconds of CPU, spent only by a server whose pages people open: not by one
       // that takes publishes (and pre-renders them) with nobody looking.
@@ -189,7 +195,7 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
       render: async (target) => {
         // One after the other: the phone's page reuses the drawings the laptop's has made.
         for (const variant of PRERENDERED) {
-          if (!cache.get(pageKey(target, variant))) await drawPage(target, variant, 'background');
+          if (!cache.get(pageKey(target, variant))) await drawPage(target, variant, 'background', () => publishedVersion(services, target));
         }
         services.events.emit('dashboard.prerendered', target);
       },
@@ -203,7 +209,7 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
     const unsubscribe = services.events.on('dashboard.published', (event) => prerenderer.published(event));
     // A server with dashboards to show has its render threads loaded and warm before the first visitor.
     app.addHook('onReady', async () => {
-      if (await anyDashboard(services.db)) renderer.warmUp();
+      if (await anyDashboardPublished(services)) renderer.warmUp();
     });
     app.addHook('onClose', async () => {
       unsubscribe();
@@ -223,21 +229,19 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
   async function readableDashboard(request: FastifyRequest, reply: FastifyReply, slug: string) {
     const ctx = await requireActor(services, request, reply);
     if (!ctx) return null;
-    requireRead(ctx);
-    if (slug.length > 80 || !SLUG_PATTERN.test(slug)) throw notFound('dashboard', slug);
-    const header = await findHeader(ctx.db, ctx.actor.accountId, slug);
+    const header = await findDashboardHeader(ctx, slug);
     if (!header) throw notFound('dashboard', slug);
     return { ctx, header };
   }
 
   /** A version's page: 304 for the browser's copy, the cached page, or one drawn now. */
-  async function sendVersionPage(request: FastifyRequest, reply: FastifyReply, target: DashboardVersionRef, variant: PageVariant): Promise<FastifyReply> {
+  async function sendVersionPage(request: FastifyRequest, reply: FastifyReply, ctx: ActorContext, target: DashboardVersionRef, variant: PageVariant): Promise<FastifyReply> {
     const etag = dashboardEtag(target, variant);
     if (etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).header('etag', etag).headers(NOT_MODIFIED_HEADERS).send();
     // Server-Timing shows in the browser's developer tools whether this visit waited for a drawing.
     const started = performance.now();
     const cached = cache.get(pageKey(target, variant));
-    const page = cached ?? (await drawPage(target, variant, 'visitor', clientSignal(request, reply)));
+    const page = cached ?? (await drawPage(target, variant, 'visitor', () => findDashboardVersion(ctx, target.slug, target.version), clientSignal(request, reply)));
     reply.header('server-timing', cached ? 'page;desc="cached"' : drawnTiming(page, performance.now() - started));
     return sendCached(request, reply, page);
   }
@@ -247,16 +251,15 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
     if (!found) return reply;
     const { ctx, header } = found;
     const target: DashboardVersionRef = { accountId: ctx.actor.accountId, slug: request.params.slug, createdAt: header.created_at, version: header.version };
-    return sendVersionPage(request, reply, target, variantOf(request, viewOf(request.query, true), false));
+    return sendVersionPage(request, reply, ctx, target, variantOf(request, viewOf(request.query, true), false));
   });
 
   // What an open page asks to learn of a newer version: the number and time only, never cached.
   app.get<{ Params: { slug: string } }>('/d/:slug/latest.json', { schema: { hide: true } }, async (request, reply) => {
     const ctx = await webActor(services, request);
     if (!ctx) return reply.code(401).header('cache-control', 'no-store').send({ error: 'Sign in to follow this dashboard.', code: 'UNAUTHENTICATED' });
-    requireRead(ctx);
     const slug = request.params.slug;
-    const header = slug.length <= 80 && SLUG_PATTERN.test(slug) ? await findHeader(ctx.db, ctx.actor.accountId, slug) : undefined;
+    const header = await findDashboardHeader(ctx, slug);
     if (!header) return reply.code(404).header('cache-control', 'no-store').send({ error: `No dashboard "${slug}" in this account.`, code: 'NOT_FOUND' });
     return reply.header('cache-control', 'no-store').send({ version: header.version, updated_at: header.updated_at, url: dashboardPaths(slug).current });
   });
@@ -274,7 +277,7 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
       const version = positiveInteger(request.params.version);
       const section = /^\d{1,6}$/.test(request.params.section) ? Number(request.params.section) : NaN;
       const block = /^(\d{1,6})\.csv$/.exec(request.params.file);
-      const stored = version === null ? undefined : await findVersion(ctx.db, ctx.actor.accountId, slug, version);
+      const stored = version === null ? null : await findDashboardVersion(ctx, slug, version);
       if (!stored) throw new AppError('NOT_FOUND', `Dashboard "${slug}" has no version ${JSON.stringify(request.params.version)}.`);
       const spec = JSON.parse(stored.spec) as DashboardSpec;
       const data = block ? spec.sections?.[section]?.blocks?.[Number(block[1])] : undefined;
@@ -299,7 +302,7 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
     if (!found) return reply;
     const { ctx, header } = found;
     const slug = request.params.slug;
-    const versions = await listVersions(ctx.db, ctx.actor.accountId, slug);
+    const versions = await getDashboardVersions(ctx, slug);
     const paths = dashboardPaths(slug);
     const page = renderPage({
       title: `${header.title}: versions`,
@@ -325,6 +328,6 @@ export function dashboardPageRoutes(app: FastifyInstance, services: Services, re
       return reply.redirect(`${dashboardPaths(slug).current}${query ? `?${query}` : ''}`, 302);
     }
     const target: DashboardVersionRef = { accountId: ctx.actor.accountId, slug, createdAt: header.created_at, version };
-    return sendVersionPage(request, reply, target, variantOf(request, view, true));
+    return sendVersionPage(request, reply, ctx, target, variantOf(request, view, true));
   });
 }

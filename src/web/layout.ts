@@ -4,7 +4,7 @@
  * scripts (allowed by hash: a srcdoc frame inherits the page's policy).
  */
 import { escapeAttr, escapeHtml } from '../dashboards/render/escape.js';
-import { THEME_BOOT_SCRIPT } from '../dashboards/render/client-script.js';
+import { THEME_BOOT_SCRIPT } from './client-script.js';
 import { scriptAsset, stylesheetAsset, themeBootHash } from './assets.js';
 
 export interface Crumb {

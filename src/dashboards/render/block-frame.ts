@@ -15,7 +15,7 @@ export interface GridPlacement {
   columns: number;
 }
 
-/** `grid-column` / `grid-row` values for wide, medium and phone screens (see styles.ts). */
+/** `grid-column` / `grid-row` values for wide, medium and phone screens (see src/web/styles.ts). */
 export function placementStyle(block: Block, grid: GridPlacement): string {
   const columns = grid.columns;
   const colStart = block.colStart !== undefined ? Math.min(block.colStart, columns) : undefined;

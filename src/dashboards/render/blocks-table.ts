@@ -26,7 +26,7 @@ function columnWidth(width: string | undefined): string {
  */
 export const PAGE_ROWS = 200;
 const PAGED_FROM = 250;
-/** A table with more columns is printed in columns of equal width, its cells wrapped anywhere (see styles.ts). */
+/** A table with more columns is printed in columns of equal width, its cells wrapped anywhere (see src/web/styles.ts). */
 const WIDE_TABLE_COLUMNS = 10;
 
 const NIL = '<span class="nil" aria-label="no value">—</span>';
@@ -155,7 +155,7 @@ export function renderTable(block: TableBlock, context: RenderContext): string {
   const tools = search || download ? `<div class="tbl-tools">${search}${download}</div>` : '';
   const scrollStyle = block.maxHeight !== undefined ? ` style="max-height:${block.maxHeight}px"` : '';
   const scrollClass = block.maxHeight !== undefined ? 'tbl-scroll capped' : 'tbl-scroll';
-  // A checkbox (styled as a button by its label) lifts the cap without script; see styles.ts.
+  // A checkbox (styled as a button by its label) lifts the cap without script; see src/web/styles.ts.
   const showAllId = paged ? context.nextId('table-all') : '';
   const showAll = paged ? `<input type="checkbox" class="tbl-all" id="${showAllId}">` : '';
   const more = paged

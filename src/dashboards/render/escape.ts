@@ -40,7 +40,7 @@ const MAX_FITTED_CHARACTERS = 24;
 /**
  * Attributes that size a headline value (a stat, highlight or big number) to its box: a number, or a
  * word, is never broken across lines (`$1,204,331.` then `07` reads as another number); instead its
- * font shrinks to fit the box's width (see `[data-fit]` in styles.ts, which reads the length).
+ * font shrinks to fit the box's width (see `[data-fit]` in src/web/styles.ts, which reads the length).
  */
 export function fitAttributes(value: string | number | null | undefined): string {
   if (value === null || value === undefined) return '';

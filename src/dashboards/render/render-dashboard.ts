@@ -12,7 +12,7 @@ import { RenderContext } from './render-context.js';
 import { renderBlock } from './render-block.js';
 import { toneClass } from './tone.js';
 
-/** Content width of the page on a laptop and of the report column, in CSS pixels (see styles.ts). */
+/** Content width of the page on a laptop and of the report column, in CSS pixels (see src/web/styles.ts). */
 export const PAGE_CONTENT_WIDTH = 1216;
 export const REPORT_CONTENT_WIDTH = 760;
 /** Border and padding of a block card on each side. */

@@ -9,7 +9,7 @@ const WIDTH = 100;
 const HEIGHT = 28;
 const PAD = 2;
 /**
- * Points drawn at most: a table cell's sparkline is 76 px wide (styles.ts), and two points per pixel
+ * Points drawn at most: a table cell's sparkline is 76 px wide (src/web/styles.ts), and two points per pixel
  * (the lowest and highest of each stretch) show all it can. A table of 2,300 rows × 16 columns of
  * 200-point sparklines was a 146 MB page; every point past this only made it bigger.
  */

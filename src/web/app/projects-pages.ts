@@ -5,6 +5,7 @@ import type { ProjectRow } from '../../accounts/access.js';
 import { listChangeRequests } from '../../changes/list-change-requests.js';
 import type { ChangeRequestRow } from '../../changes/change-request-row.js';
 import type { Services } from '../../context.js';
+import { listProjectDashboards } from '../../dashboards/read-dashboards.js';
 import { escapeAttr, escapeHtml } from '../../dashboards/render/escape.js';
 import { timeElement } from '../../dashboards/render/render-dashboard.js';
 import { listSessions } from '../../sessions/list-sessions.js';
@@ -69,14 +70,7 @@ async function renderOverview(view: ProjectView): Promise<string> {
     listChangeRequests(view.ctx, { projectId: view.project.id, status: 'open' }),
     listSessions(view.ctx, { projectId: view.project.id }),
     triggerOverviewRows(view, RECENT),
-    view.ctx.db
-      .selectFrom('dashboards')
-      .select(['slug', 'title', 'updated_at'])
-      .where('account_id', '=', view.ctx.actor.accountId)
-      .where('project_id', '=', view.project.id)
-      .orderBy('updated_at', 'desc')
-      .limit(RECENT)
-      .execute(),
+    listProjectDashboards(view.ctx, { projectId: view.project.id, limit: RECENT }),
   ]);
   const live = sessions.filter((session) => session.status === 'running' || session.status === 'provisioning' || session.status === 'queued' || session.status === 'branching');
   const head =

@@ -4,8 +4,12 @@
  *
  * Layout responds to the width of `.page` (a size container) rather than the viewport, so the print
  * preview (`?print=1`, a page-wide column on a wide screen) lays out exactly like paper does.
+ *
+ * It lives with the pages that serve it (assets.ts), block rules included: the blocks' markup comes
+ * from src/dashboards/render/, but their rules share this sheet's theme, its container queries and its
+ * print rules, one cascade whose order matters, so the sheet stays whole rather than split by folder.
  */
-import { sentinelVariables, themeVariables, TONES } from './theme-colors.js';
+import { sentinelVariables, themeVariables, TONES } from '../dashboards/render/theme-colors.js';
 
 const LIGHT = [
   '--bg:#f4f5f7',
