@@ -7,7 +7,7 @@
  *
  * The image is made at first start (mkfs.ext4, e2fsprogs) and kept across stop and resume; stop unmounts
  * it, delete removes it with the sandbox's directory. A larger limit at a later start (the manifest's
- * `sandbox.disk` raised) grows the image and its filesystem while mounted (resize2fs, a moment); a smaller
+ * `sandbox.disk` raised) grows the image and its filesystem before mounting it (e2fsck and resize2fs, a moment); a smaller
  * one is not applied to an existing image: shrinking needs the filesystem unmounted, checked and moved
  * around, and the files may not fit, so the sandbox keeps the size it has.
  *
@@ -107,14 +107,16 @@ export class SandboxDisks {
   async open(directory: string, bytes: number): Promise<SandboxState> {
     const image = path.join(directory, IMAGE);
     const mountPoint = this.mountPoint(directory);
+    fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
     // A crash while an image was being made or filled: it starts over from the plain folders.
     fs.rmSync(path.join(directory, PARTIAL), { force: true });
     if (!fs.existsSync(image)) await this.create(directory, bytes);
     // A crash after the image took the files, before the plain folders were removed.
     for (const folder of STATE_FOLDERS) fs.rmSync(path.join(directory, folder), { recursive: true, force: true });
-    if (!this.mountOf(directory)) await this.mount(image, mountPoint);
-    const size = fs.statSync(image).size;
-    if (size < bytes) await this.grow(directory, image, bytes);
+    if (!this.mountOf(directory)) {
+      if (fs.statSync(image).size < bytes) await this.grow(image, bytes);
+      await this.mount(image, mountPoint);
+    }
     const state = { workspace: path.join(mountPoint, 'workspace'), home: path.join(mountPoint, 'home') };
     for (const folder of Object.values(state)) fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
     return state;
@@ -161,13 +163,22 @@ export class SandboxDisks {
     await runChecked('mount', ['-t', 'ext4', '-o', 'loop,nodev,nosuid,noinit_itable', image, mountPoint], { timeoutMs: 60_000 });
   }
 
-  /** Online growth: the file first, then the loop device's size, then the filesystem. */
-  private async grow(directory: string, image: string, bytes: number): Promise<void> {
-    const device = this.mountOf(directory)?.source;
-    if (!device?.startsWith('/dev/loop')) throw new Error(`the sandbox's disk ${image} is not mounted through a loop device`);
+  /**
+   * Growth while unmounted: the file, a check (resize2fs insists), then the filesystem; a fraction of a
+   * second for a mostly empty disk. (Online growth is refused on some kernels, so it is not relied on.) A
+   * loop device still attached to the image (the previous sandbox's last process not yet reaped) defers
+   * it to the next start: its filesystem must not change under a mounted one.
+   */
+  private async grow(image: string, bytes: number): Promise<void> {
+    if ((await loopDevices()).some((loop) => loop.file === image)) return;
+    const checked = await runProcess('e2fsck', ['-f', '-p', image], { timeoutMs: 600_000 });
+    // 1 and 2: problems found and fixed; anything above is a filesystem e2fsck could not repair.
+    if (checked.code > 2) throw new Error(`the sandbox's disk ${image} has errors e2fsck could not repair: ${checked.stdout.trim().slice(-500)}`);
+    const size = fs.statSync(image).size;
     fs.truncateSync(image, bytes);
-    await runChecked('losetup', ['--set-capacity', device]);
-    await runChecked('resize2fs', [device], { timeoutMs: 120_000 });
+    const resized = await runProcess('resize2fs', [image], { timeoutMs: 600_000 });
+    // The file back to its filesystem's size, so that the next start tries again.
+    if (resized.code !== 0) fs.truncateSync(image, size);
   }
 
   /** Unmounts the sandbox's disk (its loop device goes with it); nothing mounted is not an error. */
