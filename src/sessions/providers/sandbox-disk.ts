@@ -29,6 +29,7 @@ const PARTIAL = 'disk.img.part';
 const MOUNT_POINT = 'disk';
 const STATE_FOLDERS = ['workspace', 'home'] as const;
 const MIB = 1024 * 1024;
+const RELEASE_WAIT_MS = 5_000;
 
 /** The sandbox's writable folders on the host, to be bound at /workspace and /opt/svc/home. */
 export interface SandboxState {
@@ -181,9 +182,22 @@ export class SandboxDisks {
     if (resized.code !== 0) fs.truncateSync(image, size);
   }
 
-  /** Unmounts the sandbox's disk (its loop device goes with it); nothing mounted is not an error. */
+  /**
+   * Unmounts the sandbox's disk and waits for its loop device to go; nothing mounted is not an error. The
+   * device is freed when the kernel has released the sandbox's last mount of it, just after its processes
+   * are gone, so a stopped sandbox holds no device (and the next start may grow the image).
+   */
   async close(directory: string): Promise<void> {
     await this.unmount(this.mountPoint(directory));
+    const image = path.join(directory, IMAGE);
+    const deadline = Date.now() + RELEASE_WAIT_MS;
+    let attached = (await loopDevices()).filter((loop) => loop.file === image);
+    while (attached.length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      attached = (await loopDevices()).filter((loop) => loop.file === image);
+    }
+    // Still held: detached as soon as its last user lets go (autoclear), and found at the next start.
+    for (const loop of attached) await runProcess('losetup', ['--detach', loop.device]);
   }
 
   private async unmount(mountPoint: string): Promise<void> {
