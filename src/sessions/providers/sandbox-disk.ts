@@ -183,12 +183,21 @@ export class SandboxDisks {
   }
 
   /**
-   * Unmounts the sandbox's disk and waits for its loop device to go; nothing mounted is not an error. The
-   * device is freed when the kernel has released the sandbox's last mount of it, just after its processes
-   * are gone, so a stopped sandbox holds no device (and the next start may grow the image).
+   * Unmounts the sandbox's disk and waits for its loop device to go; nothing mounted is not an error.
+   *
+   * Every mount namespace made while the disk was mounted (`ip netns exec` for each sandbox started since)
+   * holds a copy of the mount, and with the host's mounts private an unmount does not reach those copies.
+   * Removing the mount point does (the kernel detaches mounts in other namespaces on a removed directory),
+   * so the disk's filesystem and loop device are released once the sandbox's own processes are gone.
    */
   async close(directory: string): Promise<void> {
-    await this.unmount(this.mountPoint(directory));
+    const mountPoint = this.mountPoint(directory);
+    await this.unmount(mountPoint);
+    try {
+      fs.rmdirSync(mountPoint);
+    } catch {
+      // Gone already, or still mounted here (the lazy unmount's fallback leaves it detached anyway).
+    }
     const image = path.join(directory, IMAGE);
     const deadline = Date.now() + RELEASE_WAIT_MS;
     let attached = (await loopDevices()).filter((loop) => loop.file === image);
@@ -214,7 +223,12 @@ export class SandboxDisks {
     for (const mount of mounts()) {
       if (!mount.mountPoint.startsWith(prefix)) continue;
       const [sessionId, folder] = mount.mountPoint.slice(prefix.length).split(path.sep);
-      if (sessionId && (folder === MOUNT_POINT || folder === 'disk.part') && !running.has(sessionId)) await this.unmount(mount.mountPoint);
+      if (!sessionId || running.has(sessionId)) continue;
+      if (folder === MOUNT_POINT) await this.close(path.join(this.root, sessionId));
+      if (folder === 'disk.part') {
+        await this.unmount(mount.mountPoint);
+        fs.rmSync(mount.mountPoint, { recursive: true, force: true });
+      }
     }
     const mounted = new Set(mounts().map((mount) => mount.source));
     for (const loop of await loopDevices()) {
