@@ -7,9 +7,9 @@
  *
  * The image is made at first start (mkfs.ext4, e2fsprogs) and kept across stop and resume; stop unmounts
  * it, delete removes it with the sandbox's directory. A larger limit at a later start (the manifest's
- * `sandbox.disk` raised) grows the image and its filesystem before mounting it (e2fsck and resize2fs, a moment); a smaller
- * one is not applied to an existing image: shrinking needs the filesystem unmounted, checked and moved
- * around, and the files may not fit, so the sandbox keeps the size it has.
+ * `sandbox.disk` raised) grows the image and its filesystem before mounting it (e2fsck and resize2fs, a
+ * moment); a smaller one is not applied to an existing image: shrinking needs the filesystem checked and
+ * its blocks moved, and the files may not fit, so the sandbox keeps the size it has.
  *
  * Sandboxes made before disk limits kept their workspace and home as plain directories in `<dir>`: their
  * next start moves the files into a new image (made as `disk.img.part` and renamed only once the files are
@@ -27,6 +27,8 @@ import { runChecked, runProcess } from '../../shared/run-process.js';
 const IMAGE = 'disk.img';
 const PARTIAL = 'disk.img.part';
 const MOUNT_POINT = 'disk';
+/** Where a new image is mounted while the files of a sandbox from before disk limits move onto it. */
+const STAGING = 'disk.part';
 const STATE_FOLDERS = ['workspace', 'home'] as const;
 const MIB = 1024 * 1024;
 const RELEASE_WAIT_MS = 5_000;
@@ -133,7 +135,7 @@ export class SandboxDisks {
     await runChecked('mkfs.ext4', ['-q', '-F', '-m', '0', '-E', 'lazy_itable_init=1,lazy_journal_init=1,root_owner=0:0', partial], { timeoutMs: 120_000 });
     const legacy = STATE_FOLDERS.filter((folder) => fs.existsSync(path.join(directory, folder)));
     if (legacy.length > 0) {
-      const staging = path.join(directory, 'disk.part');
+      const staging = path.join(directory, STAGING);
       fs.mkdirSync(staging, { recursive: true, mode: 0o700 });
       await this.mount(partial, staging);
       try {
@@ -225,7 +227,7 @@ export class SandboxDisks {
       const [sessionId, folder] = mount.mountPoint.slice(prefix.length).split(path.sep);
       if (!sessionId || running.has(sessionId)) continue;
       if (folder === MOUNT_POINT) await this.close(path.join(this.root, sessionId));
-      if (folder === 'disk.part') {
+      if (folder === STAGING) {
         await this.unmount(mount.mountPoint);
         fs.rmSync(mount.mountPoint, { recursive: true, force: true });
       }
