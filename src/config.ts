@@ -99,10 +99,13 @@ export interface SessionsConfig {
   cpus: number;
   /** Processes and threads one sandbox may hold (bubblewrap: its cgroup's pids.max; docker: PidsLimit). */
   pids: number;
+  /** The size of each sandbox's writable state (bubblewrap: its disk image; docker: its volumes where the engine can limit them). */
+  diskMb: number;
   /** The most a project's manifest may ask for each sandbox; the merge gate refuses more. */
   maxMemoryMb: number;
   maxCpus: number;
   maxPids: number;
+  maxDiskMb: number;
   /**
    * How often svc checks that running sessions' sandboxes are alive and their daemons answer: a sandbox
    * that died is marked `failed` within this long; one whose daemon stays silent for bootTimeoutMs too.
@@ -172,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
       memoryMb: parseCount('SVC_SANDBOX_MEMORY_MB', env.SVC_SANDBOX_MEMORY_MB, 64, 1_048_576) ?? 2048,
       cpus: parseCount('SVC_SANDBOX_CPUS', env.SVC_SANDBOX_CPUS, 1, 256) ?? 2,
       pids: parseCount('SVC_SANDBOX_PIDS', env.SVC_SANDBOX_PIDS, 64, 4_194_304) ?? 4096,
+      diskMb: parseDiskMb('SVC_SANDBOX_DISK_MB', env.SVC_SANDBOX_DISK_MB) ?? DEFAULT_SANDBOX_DISK_MB,
       ...sandboxMaximums(env),
       watchIntervalMs: parseCount('SVC_SANDBOX_WATCH_INTERVAL_MS', env.SVC_SANDBOX_WATCH_INTERVAL_MS, 50, 600_000) ?? 5_000,
     },
@@ -206,20 +210,32 @@ function parseModelGateway(apiKey: string | undefined, baseUrl: string | undefin
   return { apiKey, baseUrl };
 }
 
+/** 10 GiB: room for a large clone and its dependencies; the image is sparse, so it costs what is written. */
+const DEFAULT_SANDBOX_DISK_MB = 10_240;
+
+/** ext4 wants a few MiB for itself; 16 TiB is ext4's limit with 4 KiB blocks. */
+function parseDiskMb(name: string, value: string | undefined): number | undefined {
+  return parseCount(name, value, 64, 16_777_216);
+}
+
 /**
  * By default a project may ask for up to 8 GiB and 4 CPUs (or the server's default, when that is more),
- * and no more processes than the default: a fork bomb is the one case where more is never needed.
+ * and no more processes or disk than the default: a fork bomb is the one case where more is never needed,
+ * and disk a sandbox fills is the host's, so more of it is the operator's choice.
  */
-function sandboxMaximums(env: NodeJS.ProcessEnv): Pick<SessionsConfig, 'maxMemoryMb' | 'maxCpus' | 'maxPids'> {
+function sandboxMaximums(env: NodeJS.ProcessEnv): Pick<SessionsConfig, 'maxMemoryMb' | 'maxCpus' | 'maxPids' | 'maxDiskMb'> {
   const memoryMb = parseCount('SVC_SANDBOX_MEMORY_MB', env.SVC_SANDBOX_MEMORY_MB, 64, 1_048_576) ?? 2048;
   const cpus = parseCount('SVC_SANDBOX_CPUS', env.SVC_SANDBOX_CPUS, 1, 256) ?? 2;
   const pids = parseCount('SVC_SANDBOX_PIDS', env.SVC_SANDBOX_PIDS, 64, 4_194_304) ?? 4096;
+  const diskMb = parseDiskMb('SVC_SANDBOX_DISK_MB', env.SVC_SANDBOX_DISK_MB) ?? DEFAULT_SANDBOX_DISK_MB;
   const maximums = {
     maxMemoryMb: parseCount('SVC_SANDBOX_MAX_MEMORY_MB', env.SVC_SANDBOX_MAX_MEMORY_MB, 64, 1_048_576) ?? Math.max(memoryMb, 8192),
     maxCpus: parseCount('SVC_SANDBOX_MAX_CPUS', env.SVC_SANDBOX_MAX_CPUS, 1, 256) ?? Math.max(cpus, 4),
     maxPids: parseCount('SVC_SANDBOX_MAX_PIDS', env.SVC_SANDBOX_MAX_PIDS, 64, 4_194_304) ?? pids,
+    maxDiskMb: parseDiskMb('SVC_SANDBOX_MAX_DISK_MB', env.SVC_SANDBOX_MAX_DISK_MB) ?? diskMb,
   };
-  for (const [name, most, byDefault] of [['MEMORY_MB', maximums.maxMemoryMb, memoryMb], ['CPUS', maximums.maxCpus, cpus], ['PIDS', maximums.maxPids, pids]] as const) {
+  const pairs = [['MEMORY_MB', maximums.maxMemoryMb, memoryMb], ['CPUS', maximums.maxCpus, cpus], ['PIDS', maximums.maxPids, pids], ['DISK_MB', maximums.maxDiskMb, diskMb]] as const;
+  for (const [name, most, byDefault] of pairs) {
     if (most < byDefault) throw new Error(`SVC_SANDBOX_MAX_${name} (${most}) is less than the default SVC_SANDBOX_${name} (${byDefault}); raise the maximum or lower the default`);
   }
   return maximums;

@@ -1,6 +1,6 @@
 /**
  * The merge gate on the manifest's `sandbox` section, through the API with real git: settings over this
- * server's maximums (SVC_SANDBOX_MAX_*), a Dockerfile the head does not hold and malformed values are each
+ * server's maximums (SVC_SANDBOX_MAX_*, disk among them), a Dockerfile the head does not hold and malformed values are each
  * refused with 422 MANIFEST_INVALID where they are written, and the fixed branch merges. A session whose
  * base ref asks for more than the server gives fails before any sandbox starts, saying where to fix it.
  */
@@ -14,7 +14,7 @@ import { startTestServer, testDialect, type TestServer } from './support/test-se
 let svc: TestServer;
 
 beforeAll(async () => {
-  svc = await startTestServer({ env: { SVC_SANDBOX_MAX_MEMORY_MB: '4096', SVC_SANDBOX_MAX_CPUS: '2' } });
+  svc = await startTestServer({ env: { SVC_SANDBOX_MAX_MEMORY_MB: '4096', SVC_SANDBOX_MAX_CPUS: '2', SVC_SANDBOX_DISK_MB: '4096', SVC_SANDBOX_MAX_DISK_MB: '8192' } });
 });
 afterAll(async () => {
   await svc.close();
@@ -26,11 +26,11 @@ const tip = (project: TestProject) => bareGit(hostedRepoPath(svc, project.id), [
 const DOCKERFILE = 'ARG SVC_SANDBOX_IMAGE\nFROM ${SVC_SANDBOX_IMAGE}\nRUN echo ready > /opt/ready\n';
 
 describe(`the sandbox section at the merge gate on ${testDialect}`, () => {
-  it('refuses memory over the maximum and a missing Dockerfile, each by its path; the fixed branch merges', async () => {
+  it('refuses memory and disk over the maximum and a missing Dockerfile, each by its path; the fixed branch merges', async () => {
     const { project, clone } = await projectWithClone(svc);
     const mainTip = clone.head();
     clone.checkout('bigger-sandbox');
-    clone.commit({ 'svc.yaml': 'sandbox:\n  memory: 8g\n  cpus: 1.5\n  image:\n    dockerfile: .svc/sandbox/Dockerfile\n' }, 'ask for a bigger sandbox');
+    clone.commit({ 'svc.yaml': 'sandbox:\n  memory: 8g\n  cpus: 1.5\n  disk: 20g\n  image:\n    dockerfile: .svc/sandbox/Dockerfile\n' }, 'ask for a bigger sandbox');
     await clone.push('bigger-sandbox');
     expect((await svc.request('POST', crs(project), { body: { title: 'Bigger sandbox', head_ref: 'bigger-sandbox' } })).status).toBe(201);
 
@@ -39,14 +39,15 @@ describe(`the sandbox section at the merge gate on ${testDialect}`, () => {
     expect(refused.body.code).toBe('MANIFEST_INVALID');
     expect(refused.body.issues).toEqual([
       { path: '/sandbox/memory', message: 'sandbox.memory 8g is more than this server gives a sandbox (at most 4g); lower it or ask its operator to raise SVC_SANDBOX_MAX_MEMORY_MB' },
+      { path: '/sandbox/disk', message: 'sandbox.disk 20g is more than this server gives a sandbox (at most 8g); lower it or ask its operator to raise SVC_SANDBOX_MAX_DISK_MB' },
       { path: '/sandbox/image/dockerfile', message: 'sandbox.image.dockerfile ".svc/sandbox/Dockerfile" is not a file on this branch; commit it or correct the path' },
     ]);
     expect(refused.body.error).toBe(
-      'svc.yaml on the head branch is invalid, so the merge did not run: /sandbox/memory: sandbox.memory 8g is more than this server gives a sandbox (at most 4g); lower it or ask its operator to raise SVC_SANDBOX_MAX_MEMORY_MB (and 1 more; see issues)',
+      'svc.yaml on the head branch is invalid, so the merge did not run: /sandbox/memory: sandbox.memory 8g is more than this server gives a sandbox (at most 4g); lower it or ask its operator to raise SVC_SANDBOX_MAX_MEMORY_MB (and 2 more; see issues)',
     );
     expect(tip(project)).toBe(mainTip);
 
-    clone.commit({ 'svc.yaml': 'sandbox:\n  memory: 4g\n  cpus: 1.5\n  image:\n    dockerfile: .svc/sandbox/Dockerfile\n', '.svc/sandbox/Dockerfile': DOCKERFILE }, 'fit the server');
+    clone.commit({ 'svc.yaml': 'sandbox:\n  memory: 4g\n  cpus: 1.5\n  disk: 8g\n  image:\n    dockerfile: .svc/sandbox/Dockerfile\n', '.svc/sandbox/Dockerfile': DOCKERFILE }, 'fit the server');
     await clone.push('bigger-sandbox');
     const merged = await svc.request('POST', `${crs(project)}/1/merge`);
     expect(merged.status, merged.text).toBe(200);
@@ -71,14 +72,15 @@ describe(`the sandbox section at the merge gate on ${testDialect}`, () => {
   it('refuses malformed settings in svc.toml too, one issue per setting', async () => {
     const { project, clone } = await projectWithClone(svc);
     clone.checkout('typos');
-    clone.commit({ 'svc.toml': '[sandbox]\nmemory = 2048\ncpus = 3\npid = 100\n' }, 'sandbox typos');
+    clone.commit({ 'svc.toml': '[sandbox]\nmemory = 2048\ncpus = 3\npid = 100\ndisk = "5 gigs"\n' }, 'sandbox typos');
     await clone.push('typos');
     expect((await svc.request('POST', crs(project), { body: { title: 'Typos', head_ref: 'typos' } })).status).toBe(201);
     const refused = await svc.request('POST', `${crs(project)}/1/merge`);
     expect(refused.status).toBe(422);
     expect(refused.body.issues).toEqual([
-      { path: '/sandbox/pid', message: '"pid" is not a sandbox setting (known: memory, cpus, pids, image) (did you mean pids?)' },
+      { path: '/sandbox/pid', message: '"pid" is not a sandbox setting (known: memory, cpus, pids, disk, image) (did you mean pids?)' },
       { path: '/sandbox/memory', message: 'sandbox.memory must be a size with its unit, e.g. "2g" or "512m"; got the number 2048, which could be bytes or megabytes' },
+      { path: '/sandbox/disk', message: 'sandbox.disk "5 gigs" is not a size; write a number and a unit k, m, g or t, e.g. "5g" or "20g"' },
       { path: '/sandbox/cpus', message: 'sandbox.cpus 3 is more than this server gives a sandbox (at most 2); lower it or ask its operator to raise SVC_SANDBOX_MAX_CPUS' },
     ]);
   });

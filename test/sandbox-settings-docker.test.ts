@@ -2,9 +2,12 @@
  * A project's `sandbox:` settings on the docker provider: the container the engine runs has the manifest's
  * memory, CPU and process limits, and is made from the project's Dockerfile built on svc's image (a file it
  * adds is there inside); a Dockerfile that does not build on svc's image fails the session with the fix.
+ * Its disk setting sizes the sandbox's volumes where the engine can limit a volume (XFS with pquota), and
+ * where it cannot the provider says why and the volumes are made without a size.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerEngine } from '../src/sessions/providers/docker-engine.js';
+import type { DockerProvider } from '../src/sessions/providers/docker-provider.js';
 import { buildSandboxImage } from '../src/sessions/providers/sandbox-image.js';
 import { projectWithClone, removeTempDirs } from './support/change-request-fixtures.js';
 import { poll } from './support/poll.js';
@@ -42,7 +45,7 @@ async function sessionIn(files: Record<string, string>): Promise<{ projectId: st
   return { projectId: project.id, session };
 }
 
-async function containerOf(sessionId: string): Promise<{ Id: string; Image: string; HostConfig: { Memory: number; MemorySwap: number; NanoCpus: number; PidsLimit: number } }> {
+async function containerOf(sessionId: string): Promise<{ Id: string; Image: string; HostConfig: { Memory: number; MemorySwap: number; NanoCpus: number; PidsLimit: number }; Mounts: Array<{ Type: string; Name?: string; Destination: string }> }> {
   const filter = encodeURIComponent(JSON.stringify({ label: [`svc.session=${sessionId}`] }));
   const [listed] = (await engine.expect([200], 'GET', `/containers/json?filters=${filter}`)).body as Array<{ Id: string }>;
   if (!listed) throw new Error(`no running container for session ${sessionId}`);
@@ -59,7 +62,7 @@ async function exec(containerId: string, command: string[]): Promise<string> {
 describe(`sandbox settings on the docker provider (${testDialect})`, () => {
   it("runs the container with the manifest's limits, made from the project's Dockerfile", async () => {
     const { session } = await sessionIn({
-      'svc.yaml': 'sandbox:\n  memory: 768m\n  cpus: 1.5\n  pids: 300\n  image:\n    dockerfile: .svc/sandbox/Dockerfile\n',
+      'svc.yaml': 'sandbox:\n  memory: 768m\n  cpus: 1.5\n  pids: 300\n  disk: 1g\n  image:\n    dockerfile: .svc/sandbox/Dockerfile\n',
       '.svc/sandbox/Dockerfile': 'ARG SVC_SANDBOX_IMAGE\nFROM ${SVC_SANDBOX_IMAGE}\nCOPY greeting.txt /opt/project/greeting.txt\nRUN echo "built by RUN" > /opt/project/run.txt\n',
       '.svc/sandbox/greeting.txt': 'hello from the project image\n',
     });
@@ -72,6 +75,16 @@ describe(`sandbox settings on the docker provider (${testDialect})`, () => {
     expect(await exec(container.Id, ['cat', '/opt/project/greeting.txt', '/opt/project/run.txt'])).toBe('hello from the project image\r\nbuilt by RUN');
     // The kernel's view from inside: the memory limit the container runs under.
     expect(await exec(container.Id, ['cat', '/sys/fs/cgroup/memory/memory.limit_in_bytes'])).toBe(String(768 * 1024 * 1024));
+
+    // The disk limit is the volumes' size, on an engine that can limit one; this engine's answer decides which.
+    const volumes = container.Mounts.filter((mount) => mount.Type === 'volume').map((mount) => mount.Destination).sort();
+    expect(volumes).toEqual(['/opt/svc/home', '/workspace']);
+    const withoutDiskLimit = (svc.server.services.sessions.supervisor.provider as DockerProvider).withoutDiskLimit;
+    for (const mount of container.Mounts.filter((each) => each.Type === 'volume')) {
+      const options = ((await engine.expect([200], 'GET', `/volumes/${mount.Name}`)).body as { Options: Record<string, string> | null }).Options ?? {};
+      expect(options).toEqual(withoutDiskLimit === null ? { size: String(1024 ** 3) } : {});
+    }
+    if (withoutDiskLimit !== null) expect(withoutDiskLimit).toMatch(/^the engine at \S+ cannot limit a volume's size \(.+\); it can where its data root is on XFS mounted with pquota$/);
   }, 900_000);
 
   it("fails the session, saying what to write, when the Dockerfile does not build on svc's image", async () => {

@@ -32,6 +32,19 @@ it.concurrent('names the missing program and the package to install (bubblewrap)
   expect(stderr.trim().split('\n')).toEqual(['svc: SVC_SANDBOX_PROVIDER=bubblewrap needs bwrap, which is not installed: apt-get install bubblewrap (or choose SVC_SANDBOX_PROVIDER=docker or process).']);
 });
 
+it.concurrent('names the package of the sandboxes\' disks when mkfs.ext4 is missing (bubblewrap)', async () => {
+  // A PATH with the other programs bubblewrap needs, and without e2fsprogs'.
+  const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-unavailable-bin-'));
+  dirs.push(bin);
+  for (const program of ['bwrap', 'ip', 'iptables', 'losetup']) {
+    const found = ['/usr/bin', '/usr/sbin', '/bin', '/sbin'].map((dir) => path.join(dir, program)).find((file) => fs.existsSync(file));
+    if (found) fs.symlinkSync(found, path.join(bin, program));
+  }
+  const { code, stderr } = await serve({ SVC_SANDBOX_PROVIDER: 'bubblewrap', PATH: bin });
+  expect(code).toBe(1);
+  expect(stderr.trim().split('\n')).toEqual(['svc: SVC_SANDBOX_PROVIDER=bubblewrap needs mkfs.ext4, which is not installed: apt-get install e2fsprogs (or choose SVC_SANDBOX_PROVIDER=docker or process).']);
+});
+
 it.concurrent('names the engine it could not reach (docker)', async () => {
   const { code, stderr } = await serve({ SVC_SANDBOX_PROVIDER: 'docker', DOCKER_HOST: 'unix:///nonexistent/docker.sock' });
   expect(code).toBe(1);

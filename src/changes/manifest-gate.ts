@@ -27,6 +27,6 @@ export async function assertHeadManifestValid(repoPath: string, headSha: string,
 
 /** The server's maximums for one sandbox (SVC_SANDBOX_MAX_*), as the manifest's checks take them. */
 export function sandboxMaximumsOf(config: Pick<Config, 'sessions'>): SandboxMaximums {
-  const { maxMemoryMb, maxCpus, maxPids } = config.sessions;
-  return { memoryMb: maxMemoryMb, cpus: maxCpus, pids: maxPids };
+  const { maxMemoryMb, maxCpus, maxPids, maxDiskMb } = config.sessions;
+  return { memoryMb: maxMemoryMb, cpus: maxCpus, pids: maxPids, diskMb: maxDiskMb };
 }

@@ -145,6 +145,8 @@ export const MIN_SANDBOX_MEMORY_MB = 64;
 export const MIN_SANDBOX_CPUS = 0.1;
 /** Processes the entrypoint, daemon, runtime, a shell and git need together. */
 export const MIN_SANDBOX_PIDS = 64;
+/** A filesystem smaller than this holds little more than its own journal. */
+export const MIN_SANDBOX_DISK_MB = 64;
 
 export const SandboxImageSchema = Type.Object(
   {
@@ -161,6 +163,7 @@ export const SandboxSectionSchema = Type.Object(
     memory: Type.Optional(Type.String({ pattern: MEMORY_SIZE_PATTERN, description: 'Memory limit of each sandbox, e.g. "2g" or "512m".' })),
     cpus: Type.Optional(Type.Number({ minimum: MIN_SANDBOX_CPUS, description: 'CPUs each sandbox may use, e.g. 1.5.' })),
     pids: Type.Optional(Type.Integer({ minimum: MIN_SANDBOX_PIDS, description: 'Most processes and threads at once in a sandbox.' })),
+    disk: Type.Optional(Type.String({ pattern: MEMORY_SIZE_PATTERN, description: 'Disk each sandbox may fill (its workspace and home), e.g. "5g".' })),
     image: Type.Optional(SandboxImageSchema),
   },
   { additionalProperties: false },
@@ -269,6 +272,7 @@ export const NormalizedSandboxSchema = Type.Object(
     memory_bytes: Type.Union([Type.Integer({ minimum: MIN_SANDBOX_MEMORY_MB * 1024 * 1024 }), Type.Null()]),
     cpus: Type.Union([Type.Number({ minimum: MIN_SANDBOX_CPUS }), Type.Null()]),
     pids: Type.Union([Type.Integer({ minimum: MIN_SANDBOX_PIDS }), Type.Null()]),
+    disk_bytes: Type.Union([Type.Integer({ minimum: MIN_SANDBOX_DISK_MB * 1024 * 1024 }), Type.Null()]),
     /** Normalized POSIX path of the Dockerfile relative to the repository root. */
     dockerfile: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   },

@@ -1,5 +1,5 @@
 /**
- * The manifest's `sandbox` section: how much memory, CPU and how many processes each of the project's
+ * The manifest's `sandbox` section: how much memory, CPU, disk and how many processes each of the project's
  * sandboxes gets, and the Dockerfile the docker provider builds the project's sandbox image from. Each
  * setting is read on its own, so one bad value leaves the others (and the server's default for it).
  *
@@ -10,6 +10,7 @@ import type { Issue } from '../errors.js';
 import {
   MEMORY_SIZE_PATTERN,
   MIN_SANDBOX_CPUS,
+  MIN_SANDBOX_DISK_MB,
   MIN_SANDBOX_MEMORY_MB,
   MIN_SANDBOX_PIDS,
   SANDBOX_IMAGE_KEYS,
@@ -26,7 +27,7 @@ const UNIT_BYTES: Record<string, number> = { k: 1024, m: 1024 ** 2, g: 1024 ** 3
 const MIB = 1024 * 1024;
 
 export function emptySandbox(): NormalizedSandbox {
-  return { memory_bytes: null, cpus: null, pids: null, dockerfile: null };
+  return { memory_bytes: null, cpus: null, pids: null, disk_bytes: null, dockerfile: null };
 }
 
 export function checkSandbox(value: unknown, format: ManifestFormat, issues: Issue[]): NormalizedSandbox {
@@ -38,35 +39,38 @@ export function checkSandbox(value: unknown, format: ManifestFormat, issues: Iss
     return sandbox;
   }
   reportUnknownKeys(value, SANDBOX_KEYS, '/sandbox', (key) => `${quote(key)} is not a sandbox setting (known: ${listWords(SANDBOX_KEYS)})`, issues);
-  if (Object.hasOwn(value, 'memory')) sandbox.memory_bytes = checkMemory(value['memory'], issues);
+  if (Object.hasOwn(value, 'memory')) sandbox.memory_bytes = checkSize('memory', value['memory'], MIN_SANDBOX_MEMORY_MB, "too little for the sandbox's daemon and agent runtime", issues);
   if (Object.hasOwn(value, 'cpus')) sandbox.cpus = checkCpus(value['cpus'], issues);
   if (Object.hasOwn(value, 'pids')) sandbox.pids = checkPids(value['pids'], issues);
+  if (Object.hasOwn(value, 'disk')) sandbox.disk_bytes = checkSize('disk', value['disk'], MIN_SANDBOX_DISK_MB, 'too little for a filesystem holding a workspace and a home', issues);
   if (Object.hasOwn(value, 'image')) sandbox.dockerfile = checkImage(value['image'], format, issues);
   return sandbox;
 }
 
-function checkMemory(value: unknown, issues: Issue[]): number | null {
-  const path = '/sandbox/memory';
+/** `memory` and `disk`: a number with a binary unit, at least `minMb` (`why` says what less would starve). */
+function checkSize(key: 'memory' | 'disk', value: unknown, minMb: number, why: string, issues: Issue[]): number | null {
+  const path = `/sandbox/${key}`;
+  const [large, small] = key === 'memory' ? ['"2g"', '"512m"'] : ['"5g"', '"20g"'];
   if (typeof value === 'number') {
-    issues.push({ path, message: `sandbox.memory must be a size with its unit, e.g. "2g" or "512m"; got the number ${String(value)}, which could be bytes or megabytes` });
+    issues.push({ path, message: `sandbox.${key} must be a size with its unit, e.g. ${large} or ${small}; got the number ${String(value)}, which could be bytes or megabytes` });
     return null;
   }
   if (typeof value !== 'string') {
-    issues.push({ path, message: `sandbox.memory must be a size such as "2g" or "512m", got ${describeValue(value)}` });
+    issues.push({ path, message: `sandbox.${key} must be a size such as ${large} or ${small}, got ${describeValue(value)}` });
     return null;
   }
   if (!memorySizePattern.test(value)) {
-    issues.push({ path, message: `sandbox.memory ${quote(value)} is not a size; write a number and a unit k, m, g or t, e.g. "2g" or "512m"` });
+    issues.push({ path, message: `sandbox.${key} ${quote(value)} is not a size; write a number and a unit k, m, g or t, e.g. ${large} or ${small}` });
     return null;
   }
   const match = /^\s*(\d+(?:\.\d+)?)\s*([kmgt])/i.exec(value);
   const bytes = Math.round(Number(match?.[1]) * (UNIT_BYTES[(match?.[2] ?? 'm').toLowerCase()] ?? MIB));
   if (!Number.isSafeInteger(bytes)) {
-    issues.push({ path, message: `sandbox.memory ${quote(value)} is more memory than any machine has` });
+    issues.push({ path, message: `sandbox.${key} ${quote(value)} is more ${key} than any machine has` });
     return null;
   }
-  if (bytes < MIN_SANDBOX_MEMORY_MB * MIB) {
-    issues.push({ path, message: `sandbox.memory ${quote(value)} is less than ${MIN_SANDBOX_MEMORY_MB}m, too little for the sandbox's daemon and agent runtime` });
+  if (bytes < minMb * MIB) {
+    issues.push({ path, message: `sandbox.${key} ${quote(value)} is less than ${minMb}m, ${why}` });
     return null;
   }
   return bytes;
@@ -135,6 +139,7 @@ export interface SandboxMaximums {
   memoryMb: number;
   cpus: number;
   pids: number;
+  diskMb: number;
 }
 
 /** `8g`, `1536m`: the size as a person would write it in the manifest. */
@@ -159,6 +164,12 @@ export function sandboxLimitIssues(sandbox: NormalizedSandbox, maximums: Sandbox
   }
   if (sandbox.pids !== null && sandbox.pids > maximums.pids) {
     issues.push({ path: '/sandbox/pids', message: `sandbox.pids ${sandbox.pids} is more than this server gives a sandbox (at most ${maximums.pids}); lower it or ${ask} SVC_SANDBOX_MAX_PIDS` });
+  }
+  if (sandbox.disk_bytes !== null && sandbox.disk_bytes > maximums.diskMb * MIB) {
+    issues.push({
+      path: '/sandbox/disk',
+      message: `sandbox.disk ${formatMemory(sandbox.disk_bytes)} is more than this server gives a sandbox (at most ${formatMemory(maximums.diskMb * MIB)}); lower it or ${ask} SVC_SANDBOX_MAX_DISK_MB`,
+    });
   }
   return issues;
 }

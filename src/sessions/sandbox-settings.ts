@@ -26,7 +26,7 @@ export class SandboxSettingsError extends Error {}
 
 export async function sandboxSettings(services: Services, project: ProjectRow, session: SessionRow): Promise<SandboxSettings> {
   const config = services.config.sessions;
-  const settings: SandboxSettings = { limits: { memoryBytes: config.memoryMb * MIB, cpus: config.cpus, pids: config.pids }, image: null };
+  const settings: SandboxSettings = { limits: { memoryBytes: config.memoryMb * MIB, cpus: config.cpus, pids: config.pids, diskBytes: config.diskMb * MIB }, image: null };
   const repo = await openProjectRepository(services, project);
   const tips = await listBranchTips(repo.path);
   const ref = tips.has(session.base_ref) ? session.base_ref : project.default_branch;
@@ -45,6 +45,7 @@ export async function sandboxSettings(services: Services, project: ProjectRow, s
     memoryBytes: sandbox.memory_bytes ?? settings.limits.memoryBytes,
     cpus: sandbox.cpus ?? settings.limits.cpus,
     pids: sandbox.pids ?? settings.limits.pids,
+    diskBytes: sandbox.disk_bytes ?? settings.limits.diskBytes,
   };
   if (sandbox.dockerfile === null) return settings;
   const folder = path.posix.dirname(sandbox.dockerfile);

@@ -17,6 +17,8 @@ const NEEDED: ReadonlyArray<readonly [string, string]> = [
   ['dockerd', 'docker.io'],
   ['ip', 'iproute2'],
   ['iptables', 'iptables'],
+  ['mkfs.ext4', 'e2fsprogs'],
+  ['losetup', 'mount'],
   ['debootstrap', 'debootstrap'],
 ];
 

@@ -8,7 +8,8 @@
  * (sandbox-network.ts): the daemon answers on the sandbox's private address, port 8000.
  *
  * Each sandbox has its own control group with the memory, CPU and process limits of its project's manifest
- * or the server's defaults (sandbox-cgroup.ts).
+ * or the server's defaults (sandbox-cgroup.ts), and its workspace and home on a filesystem of its own, as
+ * large as its disk limit (sandbox-disk.ts).
  *
  * Like the process provider's, the sandbox runs detached from svc: a restart of svc finds it running.
  */
@@ -21,6 +22,7 @@ import { DAEMON_PORT } from '../environment.js';
 import { alive, endProcessTree } from './host-processes.js';
 import type { SandboxLimits, SandboxProvider, SandboxStart, StartedSandbox } from './provider.js';
 import { SandboxCgroups } from './sandbox-cgroup.js';
+import { SandboxDisks, type SandboxState } from './sandbox-disk.js';
 import { SandboxFiles, sandboxEndedReason } from './sandbox-file.js';
 import { SANDBOX_PROGRAMS, bundleFile, sandboxBundles, shippedRuntimeBinary } from './sandbox-programs.js';
 import { SandboxNetwork, type SandboxLink } from './sandbox-network.js';
@@ -54,14 +56,18 @@ export class BubblewrapProvider implements SandboxProvider {
   private readonly network: SandboxNetwork;
   private readonly cgroups: SandboxCgroups;
   private readonly files: SandboxFiles<SandboxFile>;
+  private readonly disks: SandboxDisks;
   /** Why sandboxes run without memory, CPU and process limits here; null when they have them. */
   withoutLimits: string | null = null;
+  /** Why sandboxes run without a disk limit here (their files in plain folders); null when they have one. */
+  withoutDiskLimit: string | null = null;
 
   constructor(private readonly options: BubblewrapProviderOptions) {
     const owner = createHash('sha256').update(path.resolve(options.root)).digest('hex').slice(0, 6);
     this.network = new SandboxNetwork(owner);
     this.cgroups = new SandboxCgroups(owner);
     this.files = new SandboxFiles(options.root);
+    this.disks = new SandboxDisks(options.root);
   }
 
   directory(sessionId: string): string {
@@ -70,7 +76,7 @@ export class BubblewrapProvider implements SandboxProvider {
 
   async prepare(): Promise<void> {
     if (process.platform !== 'linux') throw new SandboxUnavailableError('SVC_SANDBOX_PROVIDER=bubblewrap needs Linux; use SVC_SANDBOX_PROVIDER=docker or process on this machine.');
-    for (const [program, version, pkg] of [['bwrap', '--version', 'bubblewrap'], ['ip', '-V', 'iproute2'], ['iptables', '--version', 'iptables']] as const) {
+    for (const [program, version, pkg] of [['bwrap', '--version', 'bubblewrap'], ['ip', '-V', 'iproute2'], ['iptables', '--version', 'iptables'], ['mkfs.ext4', '-V', 'e2fsprogs'], ['losetup', '--version', 'mount']] as const) {
       const found = await runProcess(program, [version]).catch(() => null);
       if (!found || found.code !== 0) throw new SandboxUnavailableError(`SVC_SANDBOX_PROVIDER=bubblewrap needs ${program}, which is not installed: apt-get install ${pkg} (or choose SVC_SANDBOX_PROVIDER=docker or process).`);
     }
@@ -87,8 +93,11 @@ export class BubblewrapProvider implements SandboxProvider {
     }
     await this.cgroups.removeLeftovers(running);
     await this.network.removeLeftovers(running);
+    this.withoutDiskLimit = SandboxDisks.unsupported();
+    if (!this.withoutDiskLimit) await this.disks.removeLeftovers(running);
     this.withoutLimits = this.cgroups.prepare();
     if (this.withoutLimits) process.stderr.write(`svc: SVC_SANDBOX_PROVIDER=bubblewrap runs sandboxes without memory, CPU and process limits: ${this.withoutLimits}\n`);
+    if (this.withoutDiskLimit) process.stderr.write(`svc: SVC_SANDBOX_PROVIDER=bubblewrap runs sandboxes without disk limits: ${this.withoutDiskLimit}\n`);
   }
 
   async start(sandbox: SandboxStart): Promise<StartedSandbox> {
@@ -97,10 +106,10 @@ export class BubblewrapProvider implements SandboxProvider {
     if (previous && alive(previous.pid)) return { ref: dir, daemonUrl: `http://${previous.link.sandboxAddress}:${DAEMON_PORT}` };
     // What a sandbox that died left (its link, rules, cgroup, stray processes) goes before the new one starts.
     await this.stop(sandbox.sessionId);
-    const workspace = path.join(dir, 'workspace');
-    const home = path.join(dir, 'home');
+    const limits = sandbox.settings?.limits ?? this.options.limits;
+    const { workspace, home } = await this.state(dir, limits.diskBytes);
     const binDir = path.join(dir, 'bin');
-    for (const folder of [workspace, home, binDir]) fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    fs.mkdirSync(binDir, { recursive: true, mode: 0o700 });
     const programs = sandboxBundles();
     const runtime = shippedRuntimeBinary();
     for (const program of SANDBOX_PROGRAMS) {
@@ -143,7 +152,7 @@ export class BubblewrapProvider implements SandboxProvider {
       '--', '/usr/local/bin/node', '/usr/local/bin/svc-entrypoint',
     ];
     const log = fs.openSync(path.join(dir, 'sandbox.log'), 'a', 0o600);
-    const cgroup = this.cgroups.create(sandbox.sessionId, sandbox.settings?.limits ?? this.options.limits);
+    const cgroup = this.cgroups.create(sandbox.sessionId, limits);
     const [program, programArgs] = cgroup ? ['sh', ['-c', JOIN_CGROUP, 'sh', ...cgroup, '--', 'ip', ...args]] : ['ip', args];
     const child = spawn(program, programArgs, { cwd: dir, env, detached: true, stdio: ['ignore', log, log] });
     fs.closeSync(log);
@@ -151,6 +160,7 @@ export class BubblewrapProvider implements SandboxProvider {
     if (pid === undefined) {
       await this.cgroups.remove(sandbox.sessionId);
       await this.network.remove(sandbox.sessionId, link);
+      await this.disks.close(dir);
       throw new Error('bwrap could not be started');
     }
     child.unref();
@@ -163,6 +173,16 @@ export class BubblewrapProvider implements SandboxProvider {
     if (file) await endProcessTree(file.pid, sessionId);
     await this.cgroups.remove(sessionId);
     if (file) await this.network.remove(sessionId, file.link);
+    // After its processes: nothing of the sandbox writes to its disk any more.
+    await this.disks.close(this.directory(sessionId));
+  }
+
+  /** The workspace and home: on the sandbox's own disk, or plain folders where disks cannot be limited. */
+  private async state(dir: string, diskBytes: number): Promise<SandboxState> {
+    if (!this.withoutDiskLimit || this.disks.has(dir)) return this.disks.open(dir, diskBytes);
+    const state = { workspace: path.join(dir, 'workspace'), home: path.join(dir, 'home') };
+    for (const folder of Object.values(state)) fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    return state;
   }
 
   async remove(sessionId: string): Promise<void> {

@@ -6,6 +6,14 @@
  * network of svc's on which they cannot reach each other. On an engine on this machine, svc adds rules
  * so that the network reaches svc's port on the host and nothing else of it, nor link-local addresses.
  *
+ * Disk: the root filesystem is read-only, so the container's own layer takes nothing and a size limit on it
+ * (`HostConfig.StorageOpt.size`) would limit nothing; what a sandbox writes goes to its two volumes (and
+ * /tmp, a tmpfs of 512 MiB). Each volume is created with the local driver's `size` option, which the engine
+ * applies as an XFS project quota: only where its data root is on XFS mounted with `pquota`. `prepare`
+ * finds out once with a probe volume and otherwise says, in one line, that sandboxes run without a disk
+ * limit. Docker cannot change a volume's options, so a volume keeps the size it was made with: a larger
+ * `sandbox.disk` applies to new sessions.
+ *
  * A project's manifest may set the limits (`sandbox:`) and name a Dockerfile built on top of the image
  * (project-image.ts); both are read again at every boot.
  *
@@ -33,6 +41,8 @@ export interface DockerProviderOptions {
   cpus: number;
   /** Processes and threads one container may hold. */
   pids: number;
+  /** Each of a sandbox's two volumes at most, where the engine can limit a volume. */
+  diskMb: number;
 }
 
 export class DockerProvider implements SandboxProvider {
@@ -41,6 +51,8 @@ export class DockerProvider implements SandboxProvider {
   private readonly engine = new DockerEngine();
   private readonly owner: string;
   private image = '';
+  /** Why volumes cannot be limited on this engine; null when they can. */
+  withoutDiskLimit: string | null = null;
 
   constructor(private readonly options: DockerProviderOptions) {
     this.owner = createHash('sha256').update(path.resolve(options.root)).digest('hex').slice(0, 6);
@@ -75,6 +87,30 @@ export class DockerProvider implements SandboxProvider {
         Labels: { 'svc.sandbox.network': '1' },
       });
     }
+    this.withoutDiskLimit = await this.volumeSizeUnsupported();
+    if (this.withoutDiskLimit) process.stderr.write(`svc: SVC_SANDBOX_PROVIDER=docker runs sandboxes without disk limits: ${this.withoutDiskLimit}\n`);
+  }
+
+  /** A small volume with a size asked for and removed again: the engine refuses it where it has no quota. */
+  private async volumeSizeUnsupported(): Promise<string | null> {
+    const probe = `svc-${this.owner}-disk-probe`;
+    const created = await this.engine.request('POST', '/volumes/create', { Name: probe, DriverOpts: { size: '64M' }, Labels: { 'svc.sandbox.owner': this.owner } });
+    await this.engine.request('DELETE', `/volumes/${probe}?force=1`);
+    if (created.status === 201) return null;
+    const message = (created.body as { message?: string } | null)?.message ?? created.text.slice(0, 300);
+    return `the engine at ${this.engine.address} cannot limit a volume's size (${message}); it can where its data root is on XFS mounted with pquota`;
+  }
+
+  /** The sandbox's volumes, made with their size limit where the engine can limit them (first boot only). */
+  private async ensureVolumes(sessionId: string, diskBytes: number): Promise<void> {
+    for (const volume of Object.values(this.volumes(sessionId))) {
+      if ((await this.engine.request('GET', `/volumes/${volume}`)).status === 200) continue;
+      await this.engine.expect([201], 'POST', '/volumes/create', {
+        Name: volume,
+        DriverOpts: this.withoutDiskLimit ? {} : { size: String(diskBytes) },
+        Labels: { 'svc.sandbox.owner': this.owner, 'svc.session': sessionId },
+      });
+    }
   }
 
   /** svc's URL as a container reaches it: an engine on this machine reaches a loopback svc through the network's gateway. */
@@ -107,6 +143,7 @@ export class DockerProvider implements SandboxProvider {
     const image = sandbox.settings?.image ? await ensureProjectImage(this.engine, this.image, sandbox.settings.image, NETWORK) : this.image;
     const memory = sandbox.settings?.limits.memoryBytes ?? this.options.memoryMb * 1024 * 1024;
     const volumes = this.volumes(sandbox.sessionId);
+    await this.ensureVolumes(sandbox.sessionId, sandbox.settings?.limits.diskBytes ?? this.options.diskMb * 1024 * 1024);
     await this.engine.expect([201], 'POST', `/containers/create?name=${name}`, {
       Image: image,
       Hostname: 'sandbox',

@@ -1,7 +1,8 @@
 /**
  * The `process` provider (contract §6): a sandbox is a directory holding its workspace and runtime home,
  * and svc-entrypoint runs as an ordinary child process on free loopback ports. It isolates nothing: the
- * agent has the host, as the user running svc. For development and tests; the README says so. It runs the
+ * agent has the host, as the user running svc. It limits nothing either: no memory, CPU, process or disk
+ * limit (the manifest's `sandbox:` settings are ignored), so an agent may fill the host's disk. For development and tests; the README says so. It runs the
  * same bundled programs as the isolating providers (sandbox-programs.ts), with the runtime installed with svc.
  *
  * The entrypoint runs in a process group of its own, detached from svc, so a restart of svc finds its

@@ -19,6 +19,8 @@ export interface SandboxLimits {
   memoryBytes: number;
   cpus: number;
   pids: number;
+  /** The sandbox's writable state (workspace and home) at most; see each provider for what it holds to it. */
+  diskBytes: number;
 }
 
 /** A project's own sandbox image (`sandbox.image.dockerfile`); only the docker provider builds it. */

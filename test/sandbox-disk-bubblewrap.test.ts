@@ -1,0 +1,154 @@
+/**
+ * Issue 21's hostile agent that fills the disk, on the bubblewrap provider: each sandbox's workspace and
+ * home are a filesystem of their own as large as its disk limit (64 MiB here), so writing until the disk is
+ * full ends in ENOSPC at that limit, while svc keeps answering and writing and a neighbour keeps writing its
+ * workspace. The full sandbox stops, resumes with its files, grows when its manifest asks for more, and
+ * deleting it leaves no mount, loop device or image. A sandbox from before disk limits (plain folders)
+ * moves onto a disk of its own at its next start.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { git, gitAsync, removeTempDirs, tempDir } from '../src/git/testing/fixtures.js';
+import { bubblewrapTraces } from './support/bubblewrap-traces.js';
+import { pushStarterRepository } from './support/sandbox-conformance.js';
+import { sandboxDriver, type DrivenSession, type SandboxDriver } from './support/sandbox-driver.js';
+import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
+
+const MIB = 1024 * 1024;
+const LIMIT_MB = 64;
+
+let svc: TestServer;
+let project: { id: string; clone_url: string };
+let driver: SandboxDriver;
+
+const running = (session: DrivenSession) => driver.until('it runs', session.id, (s) => s.status === 'running' && s.runtime_session_id !== null);
+const sandboxDir = (sessionId: string) => path.join(svc.dataDir, 'sandboxes', sessionId);
+const sessionRoute = (sessionId: string) => `/v1/projects/${project.id}/sessions/${sessionId}`;
+
+/** The project's manifest changed on main through a merged change request (so through the merge gate). */
+async function mergeManifest(text: string): Promise<void> {
+  const work = tempDir();
+  const url = new URL(project.clone_url);
+  url.username = 'x';
+  url.password = svc.adminToken;
+  await gitAsync(['clone', '-q', url.toString(), work]);
+  fs.writeFileSync(path.join(work, 'svc.yaml'), text);
+  git(['add', 'svc.yaml'], { cwd: work });
+  git(['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'Sandbox disk'], { cwd: work });
+  await gitAsync(['push', '-q', 'origin', 'HEAD:refs/heads/bigger-disk'], { cwd: work });
+  const opened = await svc.request('POST', `/v1/projects/${project.id}/change-requests`, { body: { title: 'Bigger disk', head_ref: 'bigger-disk' } });
+  expect(opened.status, opened.text).toBe(201);
+  const merged = await svc.request('POST', `/v1/projects/${project.id}/change-requests/${opened.body.change_request.number}/merge`);
+  expect(merged.status, merged.text).toBe(200);
+}
+
+async function stop(session: DrivenSession): Promise<void> {
+  const stopped = await svc.request('POST', `${sessionRoute(session.id)}/stop`);
+  expect(stopped.status, stopped.text).toBe(200);
+  expect(stopped.body.session).toMatchObject({ status: 'stopped', sandbox: { state: 'stopped' } });
+}
+
+async function resume(session: DrivenSession): Promise<DrivenSession> {
+  const resumed = await svc.request('POST', `${sessionRoute(session.id)}/resume`);
+  expect(resumed.status, resumed.text).toBe(200);
+  return running(session);
+}
+
+/** Size of the filesystem at /workspace in a sandbox, in MiB, and what is free on it. */
+async function disk(session: DrivenSession): Promise<{ sizeMb: number; freeMb: number }> {
+  const [size, free] = (await driver.run(session, 'df -k --output=size,avail /workspace | tail -1')).trim().split(/\s+/).map(Number);
+  return { sizeMb: (size ?? 0) / 1024, freeMb: (free ?? 0) / 1024 };
+}
+
+beforeAll(async () => {
+  svc = await startTestServer({ env: { SVC_SANDBOX_PROVIDER: 'bubblewrap', SVC_MAX_SESSIONS: '4', SVC_SANDBOX_DISK_MB: String(LIMIT_MB), SVC_SANDBOX_MAX_DISK_MB: '256' } });
+  const created = await svc.request('POST', '/v1/projects', { body: { name: `Disk ${Date.now()}` } });
+  project = created.body.project;
+  driver = sandboxDriver(svc, project.id, 'bubblewrap');
+  await pushStarterRepository(project.clone_url, svc.adminToken);
+}, 300_000);
+
+afterAll(async () => {
+  await svc?.close();
+  removeTempDirs();
+});
+
+describe(`a bubblewrap sandbox's disk (${testDialect})`, { shuffle: false }, () => {
+  let hostile: DrivenSession;
+  let neighbour: DrivenSession;
+
+  it(`ends an agent that fills its disk at its ${LIMIT_MB} MiB with ENOSPC, while svc and a neighbour write on`, { timeout: 180_000 }, async () => {
+    hostile = await running(await driver.create());
+    const before = await disk(hostile);
+    expect(before.sizeMb).toBeLessThanOrEqual(LIMIT_MB);
+    expect(before.sizeMb).toBeGreaterThan(LIMIT_MB * 0.75);
+
+    const filled = await driver.run(hostile, 'dd if=/dev/zero of=/workspace/fill bs=1M 2>&1 | grep -o "No space left on device" | head -1');
+    expect(filled).toBe('No space left on device');
+    const fill = path.join(sandboxDir(hostile.id), 'disk', 'workspace', 'fill');
+    expect(fs.statSync(fill).size).toBeGreaterThan(LIMIT_MB * 0.6 * MIB);
+    expect(fs.statSync(fill).size).toBeLessThanOrEqual(LIMIT_MB * MIB);
+    // What the host gave the sandbox: its image, sparse, never more than the limit.
+    const image = fs.statSync(path.join(sandboxDir(hostile.id), 'disk.img'));
+    expect(image.size).toBe(LIMIT_MB * MIB);
+    expect(image.blocks * 512).toBeLessThanOrEqual(LIMIT_MB * MIB);
+
+    // svc answers and writes (a new session is rows and a sandbox), and that neighbour writes its own workspace.
+    expect((await svc.request('GET', `/v1/projects/${project.id}`)).status).toBe(200);
+    neighbour = await running(await driver.create());
+    expect(await driver.run(neighbour, 'head -c 10485760 /dev/zero > /workspace/ten && stat -c %s /workspace/ten')).toBe('10485760');
+  });
+
+  it('stops the full sandbox without a trace on the host, and resumes it with its files', { timeout: 180_000 }, async () => {
+    // The neighbour, started after the full sandbox's disk was mounted, holds a copy of that mount in its namespaces.
+    await stop(hostile);
+    expect(bubblewrapTraces(hostile.id)).toEqual([]);
+    expect(fs.existsSync(path.join(sandboxDir(hostile.id), 'disk.img'))).toBe(true);
+    hostile = await resume(hostile);
+    expect(Number(await driver.run(hostile, 'stat -c %s /workspace/fill'))).toBeGreaterThan(LIMIT_MB * 0.6 * MIB);
+  });
+
+  it('grows the disk at the next resume when the manifest asks for more, keeping the files', { timeout: 180_000 }, async () => {
+    await mergeManifest('sandbox:\n  disk: 128m\n');
+    await stop(hostile);
+    hostile = await resume(hostile);
+    const grown = await disk(hostile);
+    expect(grown.sizeMb).toBeGreaterThan(LIMIT_MB * 1.5);
+    expect(grown.sizeMb).toBeLessThanOrEqual(128);
+    expect(await driver.run(hostile, 'head -c 20971520 /dev/zero > /workspace/more && stat -c %s /workspace/fill /workspace/more | tail -1')).toBe('20971520');
+    expect(fs.statSync(path.join(sandboxDir(hostile.id), 'disk.img')).size).toBe(128 * MIB);
+  });
+
+  it('moves a sandbox from before disk limits (plain folders) onto a disk of its own at its next start', { timeout: 180_000 }, async () => {
+    await stop(hostile);
+    // The layout of a sandbox made before disk limits: its workspace and home as folders beside sandbox.json.
+    const dir = sandboxDir(hostile.id);
+    const mountPoint = path.join(dir, 'old-layout');
+    fs.mkdirSync(mountPoint);
+    execFileSync('mount', ['-o', 'loop,ro', path.join(dir, 'disk.img'), mountPoint]);
+    try {
+      execFileSync('cp', ['-a', path.join(mountPoint, 'workspace'), path.join(mountPoint, 'home'), dir]);
+    } finally {
+      execFileSync('umount', [mountPoint]);
+    }
+    fs.rmSync(mountPoint, { recursive: true });
+    fs.rmSync(path.join(dir, 'workspace', 'fill'));
+    fs.rmSync(path.join(dir, 'disk.img'));
+    fs.rmSync(path.join(dir, 'disk'), { recursive: true, force: true });
+
+    hostile = await resume(hostile);
+    expect(await driver.run(hostile, 'stat -c %s /workspace/more; git log -1 --format=%s')).toBe('20971520\nStart');
+    expect((await disk(hostile)).sizeMb).toBeGreaterThan(LIMIT_MB * 1.5);
+    expect(['workspace', 'home'].filter((folder) => fs.existsSync(path.join(dir, folder)))).toEqual([]);
+  });
+
+  it('deletes the sandboxes with their disks: no mount, loop device or image is left', { timeout: 120_000 }, async () => {
+    for (const session of [hostile, neighbour]) {
+      expect((await svc.request('DELETE', sessionRoute(session.id))).status).toBe(204);
+      expect(bubblewrapTraces(session.id)).toEqual([]);
+      expect(fs.existsSync(sandboxDir(session.id))).toBe(false);
+    }
+  });
+});
