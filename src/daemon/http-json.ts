@@ -40,14 +40,32 @@ export function requestJson(url: string, options: { method?: string; headers?: R
   });
 }
 
+/** How long the runtime may take to answer a request for its event stream. */
+export const EVENT_STREAM_OPEN_TIMEOUT_MS = 10_000;
+
 /**
  * Follows a server-sent event stream, handing each `data:` payload to `onData`; resolves when the
- * stream ends or fails, rejects never. `abort` ends it.
+ * stream ends or fails, or is not answered within `openTimeoutMs`; rejects never. `abort` ends it.
  */
-export function followEventStream(url: string, onData: (data: string) => void, signal: AbortSignal, onOpen: () => void = () => {}): Promise<void> {
+export function followEventStream(
+  url: string,
+  onData: (data: string) => void,
+  signal: AbortSignal,
+  onOpen: () => void = () => {},
+  openTimeoutMs = EVENT_STREAM_OPEN_TIMEOUT_MS,
+): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
+    // A runtime that takes the connection but never answers it would hold its caller (and a boot waiting
+    // for the stream to open) forever: the attempt ends, and the caller tries again.
+    const opening = setTimeout(() => request.destroy(), openTimeoutMs);
     const request = http.get(url, { headers: { accept: 'text/event-stream' }, agent: false }, (response) => {
+      clearTimeout(opening);
+      if (response.statusCode !== 200) {
+        // Not the stream (a runtime still booting answers 503): nothing to follow yet.
+        response.resume();
+        return resolve();
+      }
       response.setEncoding('utf8');
       onOpen();
       let buffer = '';
@@ -65,7 +83,10 @@ export function followEventStream(url: string, onData: (data: string) => void, s
       response.on('error', () => resolve());
       response.on('close', () => resolve());
     });
-    request.on('error', () => resolve());
+    request.on('error', () => {
+      clearTimeout(opening);
+      resolve();
+    });
     signal.addEventListener('abort', () => request.destroy(), { once: true });
   });
 }
