@@ -11,9 +11,9 @@ import { createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadServer } from './http-load.js';
+import { pacedLoad } from './paced-load.js';
 import { benchApi, benchProject, round, startBenchServer, type BenchServer } from './support.js';
 
 const SECRET = 'bench-webhook-secret';
@@ -21,7 +21,7 @@ const BODY = JSON.stringify({ action: 'opened', pull_request: { number: 1, title
 const SIGNATURE = `sha256=${createHmac('sha256', SECRET).update(BODY).digest('hex')}`;
 const LOAD_SECONDS = 8;
 const CRON_TRIGGERS = Number(process.env.BENCH_CRON_TRIGGERS ?? 1500);
-const CRON_EVERY_S = 5;
+const CRON_EVERY_S = Number(process.env.BENCH_CRON_EVERY_S ?? 5);
 const CRON_SECONDS = Number(process.env.BENCH_CRON_SECONDS ?? 45);
 const REPLICAS = 3;
 
@@ -110,7 +110,7 @@ async function webhookLoad(databaseEnv: Record<string, string>): Promise<Record<
 
     const floorLoad = await loadServer({ url: floor.url, method: 'POST', headers, body: BODY, connections: 32, seconds: LOAD_SECONDS });
     const svcLoad = await loadServer({ url: target, method: 'POST', headers, body: BODY, connections: 32, seconds: LOAD_SECONDS });
-    const paced = await autocannon({ url: target, method: 'POST', headers, body: BODY, connections: 20, overallRate: 1000, duration: LOAD_SECONDS });
+    const paced = await pacedLoad({ url: target, method: 'POST', headers, body: BODY, perSecond: 1000, seconds: LOAD_SECONDS });
     return {
       client: svcLoad.client,
       bodyBytes: BODY.length,
@@ -120,7 +120,7 @@ async function webhookLoad(databaseEnv: Record<string, string>): Promise<Record<
       floorPerSecond: floorLoad.perSecond,
       floorLatencyMs: floorLoad.latencyMs,
       ratioToFloor: round(svcLoad.perSecond / Math.max(1, floorLoad.perSecond)),
-      at1000PerSecond: { achieved: Math.round(paced.requests.average), p50Ms: paced.latency.p50, p99Ms: paced.latency.p99, failed: paced.non2xx + paced.errors + paced.timeouts },
+      at1000PerSecond: paced,
       targets: { ratioToFloor: 0.5, p99MsAt1000PerSecond: 10 },
     };
   } finally {

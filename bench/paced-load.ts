@@ -1,0 +1,79 @@
+/**
+ * An open-loop load at a fixed rate, as senders of webhooks make it: request i is due at start + i / rate,
+ * whether or not earlier ones were answered, and its latency counts from when it was due (not from when a
+ * free connection sent it), so a server that stalls is charged for every request that waited (wrk2's rule).
+ * autocannon's `overallRate` sends each second's quota as fast as it can and then waits for the next second,
+ * which measured bursts at full speed, not a steady 1,000/s.
+ */
+import http from 'node:http';
+
+export interface PacedOptions {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body: string;
+  perSecond: number;
+  seconds: number;
+}
+
+export interface PacedResult {
+  /** Answers per second over the run. */
+  achieved: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** Connection errors and answers that are not 2xx. */
+  failed: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0);
+}
+
+export async function pacedLoad(options: PacedOptions): Promise<PacedResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const url = new URL(options.url);
+  const body = Buffer.from(options.body);
+  const headers = { ...options.headers, 'content-length': String(body.length) };
+  const total = Math.round(options.perSecond * options.seconds);
+  const latencies: number[] = [];
+  let failed = 0;
+  let sent = 0;
+  const start = performance.now();
+  const answered: Array<Promise<void>> = [];
+  const send = (dueAt: number) =>
+    new Promise<void>((resolve) => {
+      const request = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: options.method, headers, agent }, (response) => {
+        response.resume();
+        response.on('end', () => {
+          if ((response.statusCode ?? 0) >= 300) failed += 1;
+          latencies.push(performance.now() - dueAt);
+          resolve();
+        });
+      });
+      request.on('error', () => {
+        failed += 1;
+        resolve();
+      });
+      request.end(body);
+    });
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const now = performance.now();
+      // Every request due by now goes out; the loop yields between ticks so answers are read meanwhile.
+      while (sent < total && start + (sent * 1000) / options.perSecond <= now) {
+        answered.push(send(start + (sent * 1000) / options.perSecond));
+        sent += 1;
+      }
+      if (sent < total) setImmediate(tick);
+      else resolve();
+    };
+    tick();
+  });
+  await Promise.all(answered);
+  const elapsedS = (performance.now() - start) / 1000;
+  agent.destroy();
+  const sorted = latencies.sort((a, b) => a - b);
+  const round = (value: number) => Math.round(value * 100) / 100;
+  return { achieved: Math.round(sorted.length / elapsedS), p50Ms: round(percentile(sorted, 50)), p99Ms: round(percentile(sorted, 99)), maxMs: round(sorted.at(-1) ?? 0), failed };
+}
