@@ -6,6 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { CAPABILITIES } from './capabilities.js';
+import type { Services } from '../context.js';
+import { verifyPassword } from './passwords.js';
 import type { Principal } from './principal.js';
 import type { BackgroundTask } from '../background/task-runner.js';
 import { digestsEqual, hashToken } from './token-secrets.js';
@@ -19,6 +21,31 @@ export interface NewSignIn {
   /** The cookie value, known only to the browser after this. */
   secret: string;
   expiresAt: Date;
+}
+
+/** A well-formed scrypt hash of a random password: failed look-ups cost as much as wrong passwords. */
+const DECOY_PASSWORD_HASH = 'scrypt$c3ZjLWRlY295LXNhbHQ$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+
+export interface PasswordSignInInput {
+  name: string;
+  password: string;
+}
+
+/**
+ * The user a name and password sign in as, or null, before there is a sign-in (so no actor to check):
+ * disabled users are not found, and an unknown name costs a password check like a wrong password does.
+ * Names are unique per account, not across accounts: the first user of that name whose password matches.
+ */
+export async function userForPassword(services: Pick<Services, 'db'>, input: PasswordSignInInput): Promise<{ id: string; accountId: string } | null> {
+  const { name, password } = input;
+  // No user name holds a NUL, which PostgreSQL text cannot hold either: such a name is simply unknown.
+  const users = name.includes('\u0000') ? [] : await services.db.selectFrom('users').select(['id', 'account_id', 'password_hash']).where('name', '=', name).where('disabled_at', 'is', null).execute();
+  let found: { id: string; accountId: string } | null = null;
+  for (const user of users) {
+    if (!found && user.password_hash && (await verifyPassword(password, user.password_hash))) found = { id: user.id, accountId: user.account_id };
+  }
+  if (!users.some((user) => user.password_hash)) await verifyPassword(password, DECOY_PASSWORD_HASH);
+  return found;
 }
 
 export async function createSignIn(db: Kysely<Database>, user: { id: string; accountId: string }, now = new Date()): Promise<NewSignIn> {

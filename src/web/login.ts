@@ -6,7 +6,6 @@
  * names another site gets 403, so no other site can sign a visitor in or out.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { verifyPassword } from '../accounts/passwords.js';
 import type { Services } from '../context.js';
 import { tokenOfKinds } from '../server/credentials.js';
 import { escapeAttr, escapeHtml } from '../dashboards/render/escape.js';
@@ -14,11 +13,8 @@ import { AppError } from '../errors.js';
 import { originOf, safeNextPath } from './http-helpers.js';
 import type { LoginThrottle, Refusal } from './login-throttle.js';
 import { renderPage } from './layout.js';
-import { SIGN_IN_COOKIE, SIGN_IN_LIFETIME_SECONDS, createSignIn, deleteSignIn, findSignIn } from '../accounts/sign-ins.js';
+import { SIGN_IN_COOKIE, SIGN_IN_LIFETIME_SECONDS, createSignIn, deleteSignIn, findSignIn, userForPassword } from '../accounts/sign-ins.js';
 import { sendPage } from './send-page.js';
-
-/** A well-formed scrypt hash of a random password: failed look-ups cost as much as wrong passwords. */
-const DECOY_PASSWORD_HASH = 'scrypt$c3ZjLWRlY295LXNhbHQ$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
 interface LoginForm {
   name: string;
@@ -69,17 +65,6 @@ function requireSameOrigin(request: FastifyRequest, baseUrl: string): void {
   if (!isSameOriginPost(request, baseUrl)) {
     throw new AppError('FORBIDDEN', 'This form was posted from another site; sign in from this site’s own sign-in page.');
   }
-}
-
-async function userForPassword(services: Services, name: string, password: string): Promise<{ id: string; accountId: string } | null> {
-  // No user name holds a NUL, which PostgreSQL text cannot hold either: such a name is simply unknown.
-  const users = name.includes('\u0000') ? [] : await services.db.selectFrom('users').select(['id', 'account_id', 'password_hash']).where('name', '=', name).where('disabled_at', 'is', null).execute();
-  let found: { id: string; accountId: string } | null = null;
-  for (const user of users) {
-    if (!found && user.password_hash && (await verifyPassword(password, user.password_hash))) found = { id: user.id, accountId: user.account_id };
-  }
-  if (!users.some((user) => user.password_hash)) await verifyPassword(password, DECOY_PASSWORD_HASH);
-  return found;
 }
 
 /** The name token sign-ins are counted under (no user name can contain parentheses). */
@@ -133,7 +118,7 @@ export function loginRoutes(app: FastifyInstance, services: Services, throttle: 
       user = { id: found.principal.userId, accountId: found.principal.accountId };
     } else {
       const password = formField(request.body, 'password');
-      user = name && password ? await userForPassword(services, name, password) : null;
+      user = name && password ? await userForPassword(services, { name, password }) : null;
       if (!user) {
         if (name && password) await throttle.failed(throttled, request.ip);
         const error = name && password ? 'The user name or password is wrong.' : 'Enter your user name and password.';
