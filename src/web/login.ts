@@ -6,12 +6,12 @@
  * names another site gets 403, so no other site can sign a visitor in or out.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { LoginThrottle, Refusal } from '../accounts/login-throttle.js';
 import type { Services } from '../context.js';
 import { tokenOfKinds } from '../server/credentials.js';
 import { escapeAttr, escapeHtml } from '../dashboards/render/escape.js';
 import { AppError } from '../errors.js';
 import { originOf, safeNextPath } from './http-helpers.js';
-import type { LoginThrottle, Refusal } from './login-throttle.js';
 import { renderPage } from './layout.js';
 import { SIGN_IN_COOKIE, SIGN_IN_LIFETIME_SECONDS, createSignIn, deleteSignIn, findSignIn, userForPassword } from '../accounts/sign-ins.js';
 import { sendPage } from './send-page.js';
