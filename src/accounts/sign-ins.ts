@@ -4,14 +4,12 @@
  * user, like a user token.
  */
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { CAPABILITIES } from './capabilities.js';
 import type { Services } from '../context.js';
 import { verifyPassword } from './passwords.js';
 import type { Principal } from './principal.js';
 import type { BackgroundTask } from '../background/task-runner.js';
 import { digestsEqual, hashToken } from './token-secrets.js';
-import type { Database } from '../db/schema.js';
 import { readBool } from '../db/values.js';
 
 export const SIGN_IN_COOKIE = 'svc_session';
@@ -48,10 +46,10 @@ export async function userForPassword(services: Pick<Services, 'db'>, input: Pas
   return found;
 }
 
-export async function createSignIn(db: Kysely<Database>, user: { id: string; accountId: string }, now = new Date()): Promise<NewSignIn> {
+export async function createSignIn(services: Pick<Services, 'db'>, user: { id: string; accountId: string }, now = new Date()): Promise<NewSignIn> {
   const secret = randomBytes(32).toString('base64url');
   const expiresAt = new Date(now.getTime() + SIGN_IN_LIFETIME_SECONDS * 1000);
-  await db
+  await services.db
     .insertInto('sign_ins')
     .values({ id_hash: hashToken(secret), user_id: user.id, account_id: user.accountId, created_at: now.toISOString(), expires_at: expiresAt.toISOString() })
     .execute();
@@ -69,10 +67,10 @@ export const expiredSignInsSweep: BackgroundTask = {
 };
 
 /** The principal of a live sign-in, or null for an unknown, forged or expired cookie. */
-export async function findSignIn(db: Kysely<Database>, secret: string): Promise<Principal | null> {
+export async function findSignIn(services: Pick<Services, 'db'>, secret: string): Promise<Principal | null> {
   if (secret.length === 0 || secret.length > 128) return null;
   const digest = hashToken(secret);
-  const row = await db
+  const row = await services.db
     .selectFrom('sign_ins')
     .innerJoin('users', 'users.id', 'sign_ins.user_id')
     .select(['sign_ins.id_hash', 'sign_ins.user_id', 'sign_ins.account_id', 'sign_ins.expires_at', 'users.is_admin'])
@@ -95,12 +93,12 @@ export async function findSignIn(db: Kysely<Database>, secret: string): Promise<
 }
 
 /** Ends every sign-in of a user (signed out everywhere); returns how many there were. */
-export async function endSignInsOf(db: Kysely<Database>, userId: string): Promise<number> {
-  const result = await db.deleteFrom('sign_ins').where('user_id', '=', userId).executeTakeFirst();
+export async function endSignInsOf(services: Pick<Services, 'db'>, userId: string): Promise<number> {
+  const result = await services.db.deleteFrom('sign_ins').where('user_id', '=', userId).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 
-export async function deleteSignIn(db: Kysely<Database>, secret: string): Promise<void> {
+export async function deleteSignIn(services: Pick<Services, 'db'>, secret: string): Promise<void> {
   if (secret.length === 0 || secret.length > 128) return;
-  await db.deleteFrom('sign_ins').where('id_hash', '=', hashToken(secret)).execute();
+  await services.db.deleteFrom('sign_ins').where('id_hash', '=', hashToken(secret)).execute();
 }

@@ -92,7 +92,7 @@ export function loginRoutes(app: FastifyInstance, services: Services, throttle: 
     const query = request.query as Record<string, unknown>;
     const next = safeNextPath(query.next);
     const secret = request.cookies[SIGN_IN_COOKIE];
-    if (secret && (await findSignIn(services.db, secret))) return reply.redirect(next, 303);
+    if (secret && (await findSignIn(services, secret))) return reply.redirect(next, 303);
     return sendPage(reply, 200, renderLoginPage({ name: '', next }));
   });
 
@@ -126,7 +126,7 @@ export function loginRoutes(app: FastifyInstance, services: Services, throttle: 
       }
     }
     await throttle.succeeded(throttled, request.ip);
-    const session = await createSignIn(services.db, user);
+    const session = await createSignIn(services, user);
     setSessionCookie(reply, session.secret, secureCookies());
     return reply.header('cache-control', 'no-store').redirect(next, 303);
   });
@@ -134,7 +134,7 @@ export function loginRoutes(app: FastifyInstance, services: Services, throttle: 
   app.post('/logout', { schema: { hide: true } }, async (request, reply) => {
     requireSameOrigin(request, services.config.baseUrl);
     const secret = request.cookies[SIGN_IN_COOKIE];
-    if (secret) await deleteSignIn(services.db, secret);
+    if (secret) await deleteSignIn(services, secret);
     reply.clearCookie(SIGN_IN_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies() });
     return reply.header('cache-control', 'no-store').redirect('/login', 303);
   });
