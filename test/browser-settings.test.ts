@@ -38,10 +38,11 @@ describe('project settings in Chromium', () => {
     await expect(page.locator('#secret-name').inputValue()).resolves.toBe('SVC_TOKEN');
     await page.fill('#secret-name', 'DEPLOY_KEY');
     await page.fill('#secret-value', 'first');
-    await page.click('#secrets button:text-is("Set secret")');
+    // Each set redirects back to the settings: read the page it lands on, not the one it leaves.
+    await Promise.all([page.waitForEvent('load'), page.click('#secrets button:text-is("Set secret")')]);
     await page.fill('#secret-name', 'DEPLOY_KEY');
     await page.fill('#secret-value', 'second');
-    await page.click('#secrets button:text-is("Set secret")');
+    await Promise.all([page.waitForEvent('load'), page.click('#secrets button:text-is("Set secret")')]);
     expect(await page.locator('#secrets td code').allTextContents()).toEqual(['DEPLOY_KEY']);
     const stored = await svc.server.services.db.selectFrom('secrets').selectAll().where('project_id', '=', project.id).execute();
     expect(stored.map((row) => row.name)).toEqual(['DEPLOY_KEY']);

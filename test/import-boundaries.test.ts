@@ -1,7 +1,7 @@
 /**
  * The layers of docs/architecture.md ("Folders and what they may use"), checked: every import of every
  * file under src/ (tests and src/testing aside) goes the way the table allows, packages stay where they
- * belong, the web pages reach the domains through their operations (never a store), the page assets live
+ * belong, the web pages reach the domains through their operations (never a store, never the database), the page assets live
  * with the pages, and the programs that ship on their own (the in-sandbox daemon, the CLI) never pull in the
  * database drivers, Fastify or the chart engine; the git door imports nothing of the product.
  * test/sandbox-bundles.test.ts checks the same of the bundles those programs ship as (dist/sandbox/,
@@ -74,7 +74,8 @@ const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
   manifest: ['kernel'],
   sessions: ['accounts', 'projects', 'repositories', 'git', 'changes', 'manifest', 'shared', 'background', 'db', 'kernel'],
   triggers: ['accounts', 'projects', 'repositories', 'git', 'manifest', 'sessions', 'background', 'db', 'kernel'],
-  web: ['accounts', 'projects', 'dashboards', 'changes', 'sessions', 'triggers', 'db', 'background', 'kernel'],
+  // Not db/: a page's data comes through the domains' operations (types of db/ still may, see below).
+  web: ['accounts', 'projects', 'dashboards', 'changes', 'sessions', 'triggers', 'background', 'kernel'],
   server: LAYERS,
   cli: ['shared', 'kernel'],
 };
@@ -117,6 +118,8 @@ const PACKAGE_HOMES: Record<string, (file: string) => boolean> = {
   'better-sqlite3': (file) => file.startsWith('src/db/'),
   echarts: (file) => file.startsWith('src/dashboards/render/'),
   commander: (file) => file.startsWith('src/cli/'),
+  // Kysely's code (the sql tag, expression builders) builds queries, which the web pages leave to the operations; its types may cross.
+  kysely: (file) => !file.startsWith('src/web/'),
 };
 
 /**
@@ -131,6 +134,23 @@ const KNOWN_CROSSINGS: Record<string, string> = {
   'src/cli/sandbox.ts -> src/sessions/providers/sandbox-image.ts': '`svc sandbox image build`, as above',
   'src/cli/token.ts -> src/accounts/capabilities.ts': 'the capability names for `svc token create --help`; a constant list, to move to src/shared with the wire types',
 };
+
+/** Kysely's query builders: calling one starts a query. */
+const QUERY_BUILDERS = /\.\s*(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto)\s*\(/g;
+/** Kysely's sql tag, with or without a type argument: sql`…`, sql<number>`…`. */
+const SQL_TAG = /\bsql\s*(?:<[^`;]*>)?\s*`/g;
+
+/**
+ * How a web page queries the database itself, if it does: pages ask the domains' operations, which check
+ * access as they do for the API, so a query in a page is a read or write that skips that check.
+ */
+function databaseUse(file: string, text: string): string[] {
+  const from = rel(file);
+  if (!from.startsWith('src/web/')) return [];
+  const builders = [...text.matchAll(QUERY_BUILDERS)].map((match) => `${from} -> the database (${match[1]!})`);
+  const tags = [...text.matchAll(SQL_TAG)].map(() => `${from} -> the database (sql tag)`);
+  return [...new Set([...builders, ...tags])];
+}
 
 const IMPORT = /(?:^|[\s;])(import|export)(\s+type)?\s[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;(])import\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
 
@@ -218,18 +238,21 @@ test('every import under src/ goes the way docs/architecture.md allows', () => {
   expect(files.length).toBeGreaterThan(100);
   const found: string[] = [];
   for (const file of files) {
-    for (const imported of importsOf(fs.readFileSync(file, 'utf8'))) {
+    const text = fs.readFileSync(file, 'utf8');
+    for (const imported of importsOf(text)) {
       const problem = crossing(file, imported);
       if (problem) found.push(problem);
     }
+    found.push(...databaseUse(file, text));
   }
   const unexpected = [...new Set(found)].filter((problem) => !(problem in KNOWN_CROSSINGS)).sort();
-  expect(unexpected, 'imports that cross a layer (see docs/architecture.md)').toEqual([]);
+  expect(unexpected, 'imports that cross a layer, and web pages that query the database (see docs/architecture.md)').toEqual([]);
   const fixed = Object.keys(KNOWN_CROSSINGS).filter((known) => !found.includes(known));
   expect(fixed, 'known crossings that no longer exist: delete them from KNOWN_CROSSINGS').toEqual([]);
   // The rules above name these files: a rename must not leave them checking nothing.
   for (const asset of WEB_PAGE_ASSETS) expect(fs.existsSync(path.join(repoRoot, asset)), asset).toBe(true);
   expect(files.map(rel).filter(isDomainStore)).toContain('src/dashboards/store.ts');
+  expect(files.map(rel).filter((file) => file.startsWith('src/web/app/')).length).toBeGreaterThan(5);
 });
 
 /** Every file a program loads when it starts: its static imports, followed (dynamic imports load later, if ever). */
@@ -302,4 +325,25 @@ test('the import check reads every form of import, and tells type-only ones apar
   expect(crossing(path.join(srcDir, 'server', 'x.ts'), { specifier: '../web/styles.js', typeOnly: false, dynamic: false })).toBe('src/server/x.ts -> src/web/styles.ts');
   expect(crossing(path.join(srcDir, 'server', 'x.ts'), { specifier: '../web/assets.js', typeOnly: false, dynamic: false })).toBeNull();
   expect(crossing(path.join(srcDir, 'web', 'layout.ts'), { specifier: './client-script.js', typeOnly: false, dynamic: false })).toBeNull();
+});
+
+test('the import check tells a web page that uses the database from one that calls the operations', () => {
+  const page = path.join(srcDir, 'web', 'app', 'x.ts');
+  // Importing db/'s code, or Kysely's, is a crossing; their types are not (a page may name a row's type).
+  expect(crossing(page, { specifier: '../../db/values.js', typeOnly: false, dynamic: false })).toBe('src/web/app/x.ts -> src/db/values.ts');
+  expect(crossing(page, { specifier: '../../db/schema.js', typeOnly: true, dynamic: false })).toBeNull();
+  expect(crossing(page, { specifier: 'kysely', typeOnly: false, dynamic: false })).toBe('src/web/app/x.ts -> package kysely');
+  expect(crossing(page, { specifier: 'kysely', typeOnly: true, dynamic: false })).toBeNull();
+  expect(crossing(path.join(srcDir, 'changes', 'x.ts'), { specifier: 'kysely', typeOnly: false, dynamic: false })).toBeNull();
+  // A query built in a page, on whatever handle, or written with the sql tag.
+  expect(databaseUse(page, "const found = await ctx.db.selectFrom('projects').select('id').where('slug', '=', slug).executeTakeFirst();")).toEqual(['src/web/app/x.ts -> the database (selectFrom)']);
+  expect(databaseUse(page, "await services.db\n  .insertInto('sign_ins').values(row).execute();\nawait trx.updateTable('users').set(changes).execute();")).toEqual([
+    'src/web/app/x.ts -> the database (insertInto)',
+    'src/web/app/x.ts -> the database (updateTable)',
+  ]);
+  expect(databaseUse(page, "await view.ctx.db.deleteFrom('sessions').execute();")).toEqual(['src/web/app/x.ts -> the database (deleteFrom)']);
+  expect(databaseUse(page, 'const { rows } = await sql<{ n: number }>`select count(*) as n from users`.execute(db);')).toEqual(['src/web/app/x.ts -> the database (sql tag)']);
+  // Calling the operations is what a page does; a domain's own queries are its business.
+  expect(databaseUse(page, 'const project = await getProjectBySlug(ctx, slug);\nconst sessions = await listSessions(ctx, { projectId: project.id });')).toEqual([]);
+  expect(databaseUse(path.join(srcDir, 'projects', 'x.ts'), "await ctx.db.selectFrom('projects').selectAll().execute();")).toEqual([]);
 });

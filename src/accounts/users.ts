@@ -105,7 +105,7 @@ export async function disableUser(ctx: ActorContext, userRef: string): Promise<U
   if (user.id === ctx.actor.userId) throw conflict('You cannot disable yourself; another administrator can.');
   const disabledAt = user.disabled_at ?? nowIso();
   await ctx.db.updateTable('users').set({ disabled_at: disabledAt }).where('id', '=', user.id).execute();
-  await endSignInsOf(ctx.db, user.id);
+  await endSignInsOf(ctx, user.id);
   forgetCachedPrincipals(ctx.db);
   return presentUser({ ...user, disabled_at: disabledAt });
 }
@@ -135,7 +135,7 @@ export async function setModelAccess(ctx: ActorContext, userRef: string, modelAc
 /** Signs a user out of every browser: themselves, or anyone for an administrator. */
 export async function endUserSignIns(ctx: ActorContext, userRef: string): Promise<number> {
   const user = await loadUserFor(ctx, userRef, 'end another user’s web sessions');
-  return endSignInsOf(ctx.db, user.id);
+  return endSignInsOf(ctx, user.id);
 }
 
 /** Members are project settings: managed by holders of project.admin on the project. */

@@ -22,3 +22,25 @@ export async function listChangeRequests(ctx: ActorContext, input: ListChangeReq
   const { tips } = await readLiveBranches(ctx, project);
   return applyLiveTips(ctx, rows, tips);
 }
+
+export interface ListSessionChangeRequestsInput {
+  projectId: string;
+  /** The session's id and branch: a CR came from it when it names it as its origin or has its branch as head. */
+  sessionId: string;
+  branch: string;
+}
+
+/**
+ * The CRs a session opened, or that have its branch as head (opened by hand from it), newest first, as
+ * stored: the session's page lists them, and each one's own page refreshes it against its branch.
+ */
+export async function listSessionChangeRequests(ctx: ActorContext, input: ListSessionChangeRequestsInput): Promise<ChangeRequestRow[]> {
+  const project = await loadProjectForChangeRequests(ctx, input.projectId, 'read');
+  return ctx.db
+    .selectFrom('change_requests')
+    .selectAll()
+    .where('project_id', '=', project.id)
+    .where((eb) => eb.or([eb('origin_session_id', '=', input.sessionId), eb('head_ref', '=', input.branch)]))
+    .orderBy('number', 'desc')
+    .execute();
+}

@@ -141,6 +141,16 @@ export async function getProject(ctx: ActorContext, projectId: string): Promise<
   return loadProjectFor(ctx, projectId, 'project.read', 'read this project');
 }
 
+/**
+ * The project with this slug in the actor's account, if they may read it: 404 for a slug of no project
+ * there, as for an id (the web pages name projects by slug in their paths).
+ */
+export async function getProjectBySlug(ctx: ActorContext, slug: string): Promise<ProjectRow> {
+  const found = await ctx.db.selectFrom('projects').select('id').where('account_id', '=', ctx.actor.accountId).where('slug', '=', slug).executeTakeFirst();
+  if (!found) throw notFound('project', slug);
+  return getProject(ctx, found.id);
+}
+
 export function loadProjectToChange(ctx: ActorContext, projectId: string): Promise<ProjectRow> {
   return loadProjectFor(ctx, projectId, 'project.admin', 'change this project’s settings');
 }

@@ -13,7 +13,7 @@ import { triggerRoutes } from '../triggers/routes.js';
 import { webhookRoutes } from '../triggers/webhook-routes.js';
 import { dashboardRoutes } from '../dashboards/routes.js';
 import { PageRenderer } from '../web/page-renderer.js';
-import type { LoginThrottle } from '../web/login-throttle.js';
+import type { LoginThrottle } from '../accounts/login-throttle.js';
 import type { Prerenderer } from '../web/prerender.js';
 import { isWebPagePath, sendErrorPage, webRoutes } from '../web/routes.js';
 import { gitHttpRoutes } from '../git-host/http-routes.js';

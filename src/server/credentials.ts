@@ -124,7 +124,7 @@ export async function actorFor(services: Services, request: FastifyRequest, surf
   if ('malformed' in presented) throw unauthenticated(presented.malformed);
   if (presented.secret.trim() === '') throw unauthenticated(refusals.empty(surface));
   if (presented.source === 'cookie') {
-    const principal = await findSignIn(services.db, presented.secret);
+    const principal = await findSignIn(services, presented.secret);
     if (!principal) throw unauthenticated(refusals.sessionEnded());
     return { ...services, actor: principal };
   }

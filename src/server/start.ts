@@ -1,4 +1,4 @@
-import { LoginThrottle } from '../web/login-throttle.js';
+import { LoginThrottle } from '../accounts/login-throttle.js';
 import type { FastifyInstance } from 'fastify';
 import { bootstrap, type BootstrapResult } from '../accounts/bootstrap.js';
 import { repairInterruptedMerges } from '../changes/repair-interrupted-merges.js';

@@ -6,19 +6,15 @@
  * names another site gets 403, so no other site can sign a visitor in or out.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { verifyPassword } from '../accounts/passwords.js';
+import type { LoginThrottle, Refusal } from '../accounts/login-throttle.js';
 import type { Services } from '../context.js';
 import { tokenOfKinds } from '../server/credentials.js';
 import { escapeAttr, escapeHtml } from '../dashboards/render/escape.js';
 import { AppError } from '../errors.js';
 import { originOf, safeNextPath } from './http-helpers.js';
-import type { LoginThrottle, Refusal } from './login-throttle.js';
 import { renderPage } from './layout.js';
-import { SIGN_IN_COOKIE, SIGN_IN_LIFETIME_SECONDS, createSignIn, deleteSignIn, findSignIn } from '../accounts/sign-ins.js';
+import { SIGN_IN_COOKIE, SIGN_IN_LIFETIME_SECONDS, createSignIn, deleteSignIn, findSignIn, userForPassword } from '../accounts/sign-ins.js';
 import { sendPage } from './send-page.js';
-
-/** A well-formed scrypt hash of a random password: failed look-ups cost as much as wrong passwords. */
-const DECOY_PASSWORD_HASH = 'scrypt$c3ZjLWRlY295LXNhbHQ$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
 interface LoginForm {
   name: string;
@@ -71,17 +67,6 @@ function requireSameOrigin(request: FastifyRequest, baseUrl: string): void {
   }
 }
 
-async function userForPassword(services: Services, name: string, password: string): Promise<{ id: string; accountId: string } | null> {
-  // No user name holds a NUL, which PostgreSQL text cannot hold either: such a name is simply unknown.
-  const users = name.includes('\u0000') ? [] : await services.db.selectFrom('users').select(['id', 'account_id', 'password_hash']).where('name', '=', name).where('disabled_at', 'is', null).execute();
-  let found: { id: string; accountId: string } | null = null;
-  for (const user of users) {
-    if (!found && user.password_hash && (await verifyPassword(password, user.password_hash))) found = { id: user.id, accountId: user.account_id };
-  }
-  if (!users.some((user) => user.password_hash)) await verifyPassword(password, DECOY_PASSWORD_HASH);
-  return found;
-}
-
 /** The name token sign-ins are counted under (no user name can contain parentheses). */
 const TOKEN_SIGN_IN = '(token)';
 
@@ -107,7 +92,7 @@ export function loginRoutes(app: FastifyInstance, services: Services, throttle: 
     const query = request.query as Record<string, unknown>;
     const next = safeNextPath(query.next);
     const secret = request.cookies[SIGN_IN_COOKIE];
-    if (secret && (await findSignIn(services.db, secret))) return reply.redirect(next, 303);
+    if (secret && (await findSignIn(services, secret))) return reply.redirect(next, 303);
     return sendPage(reply, 200, renderLoginPage({ name: '', next }));
   });
 
@@ -133,7 +118,7 @@ export function loginRoutes(app: FastifyInstance, services: Services, throttle: 
       user = { id: found.principal.userId, accountId: found.principal.accountId };
     } else {
       const password = formField(request.body, 'password');
-      user = name && password ? await userForPassword(services, name, password) : null;
+      user = name && password ? await userForPassword(services, { name, password }) : null;
       if (!user) {
         if (name && password) await throttle.failed(throttled, request.ip);
         const error = name && password ? 'The user name or password is wrong.' : 'Enter your user name and password.';
@@ -141,7 +126,7 @@ export function loginRoutes(app: FastifyInstance, services: Services, throttle: 
       }
     }
     await throttle.succeeded(throttled, request.ip);
-    const session = await createSignIn(services.db, user);
+    const session = await createSignIn(services, user);
     setSessionCookie(reply, session.secret, secureCookies());
     return reply.header('cache-control', 'no-store').redirect(next, 303);
   });
@@ -149,7 +134,7 @@ export function loginRoutes(app: FastifyInstance, services: Services, throttle: 
   app.post('/logout', { schema: { hide: true } }, async (request, reply) => {
     requireSameOrigin(request, services.config.baseUrl);
     const secret = request.cookies[SIGN_IN_COOKIE];
-    if (secret) await deleteSignIn(services.db, secret);
+    if (secret) await deleteSignIn(services, secret);
     reply.clearCookie(SIGN_IN_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies() });
     return reply.header('cache-control', 'no-store').redirect('/login', 303);
   });

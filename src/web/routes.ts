@@ -7,6 +7,7 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { LoginThrottle } from '../accounts/login-throttle.js';
 import type { Services } from '../context.js';
 import type { AppError } from '../errors.js';
 import { toAppError } from '../server/error-handler.js';
@@ -20,7 +21,6 @@ import { dashboardPageRoutes } from './dashboards-pages.js';
 import type { PageRenderer } from './page-renderer.js';
 import { renderErrorPage } from './error-page.js';
 import { loginRoutes } from './login.js';
-import type { LoginThrottle } from './login-throttle.js';
 import { sendPage } from './send-page.js';
 
 /** Sign-in forms are a few fields; anything larger is not one. */

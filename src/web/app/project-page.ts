@@ -4,11 +4,12 @@
  * the project's tabs.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { capabilitiesOn, loadProjectFor, type ProjectRow } from '../../accounts/access.js';
+import { capabilitiesOn, type ProjectRow } from '../../accounts/access.js';
 import type { Capability } from '../../accounts/capabilities.js';
 import type { ActorContext, Services } from '../../context.js';
 import { escapeAttr, escapeHtml } from '../../dashboards/render/escape.js';
-import { AppError, notFound } from '../../errors.js';
+import { AppError } from '../../errors.js';
+import { getProjectBySlug } from '../../projects/projects.js';
 import { projectScriptAsset } from '../assets.js';
 import { renderPage, type Crumb, type Page } from '../layout.js';
 import { redirectToLogin, webActor } from '../web-auth.js';
@@ -52,9 +53,7 @@ export async function pageActor(services: Services, request: FastifyRequest, rep
 
 /** The project with this slug in the reader's account, if they may read it (404 otherwise, as for the API). */
 export async function loadProjectView(services: Services, request: FastifyRequest, ctx: ActorContext, slug: string): Promise<ProjectView> {
-  const found = await ctx.db.selectFrom('projects').select('id').where('account_id', '=', ctx.actor.accountId).where('slug', '=', slug).executeTakeFirst();
-  if (!found) throw notFound('project', slug);
-  const project = await loadProjectFor(ctx, found.id, 'project.read', 'read this project');
+  const project = await getProjectBySlug(ctx, slug);
   return { ctx, project, capabilities: new Set(await capabilitiesOn(ctx, project)), csrf: csrfTokenOf(services, request) };
 }
 

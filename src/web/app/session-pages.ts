@@ -6,6 +6,7 @@
  * cookie) and falls back to asking the reader to reload.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { listSessionChangeRequests } from '../../changes/list-change-requests.js';
 import type { Services } from '../../context.js';
 import { escapeAttr, escapeHtml } from '../../dashboards/render/escape.js';
 import { timeElement } from '../../dashboards/render/render-dashboard.js';
@@ -73,13 +74,7 @@ export function sessionStateLine(session: Pick<SessionRow, 'status' | 'sandbox_s
 async function renderSession(services: Services, view: ProjectView, session: SessionRow, failure?: Failure): Promise<string> {
   const [conversation, crs] = await Promise.all([
     sessionConversation(services, session, view.ctx.actor.userId),
-    view.ctx.db
-      .selectFrom('change_requests')
-      .selectAll()
-      .where('project_id', '=', view.project.id)
-      .where((eb) => eb.or([eb('origin_session_id', '=', session.id), eb('head_ref', '=', session.branch)]))
-      .orderBy('number', 'desc')
-      .execute(),
+    listSessionChangeRequests(view.ctx, { projectId: view.project.id, sessionId: session.id, branch: session.branch }),
   ]);
   const link = sessionLink(view, session.id);
   const archived = session.sandbox_state === 'archived';
