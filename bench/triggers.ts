@@ -140,6 +140,17 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
+function latestPerSlot(rows: Array<{ due_at: Date; fired_at: Date }>): Array<{ due: string; fires: number; lastMs: number }> {
+  const slots = new Map<number, { fires: number; lastMs: number }>();
+  for (const row of rows) {
+    const slot = slots.get(row.due_at.getTime()) ?? { fires: 0, lastMs: 0 };
+    slot.fires += 1;
+    slot.lastMs = Math.max(slot.lastMs, row.fired_at.getTime() - row.due_at.getTime());
+    slots.set(row.due_at.getTime(), slot);
+  }
+  return [...slots.entries()].sort(([a], [b]) => a - b).map(([due, slot]) => ({ due: new Date(due).toISOString().slice(11, 19), ...slot }));
+}
+
 async function cronFigures(): Promise<Record<string, unknown>> {
   const database = await postgresSchema();
   if ('skipped' in database) return { skipped: database.skipped };
@@ -188,6 +199,8 @@ async function cronFigures(): Promise<Record<string, unknown>> {
       seconds: round((ended - started) / 1000, 1),
       fires: rows.length,
       latenessMs: { p50: percentile(lateness, 50), p99: percentile(lateness, 99), max: lateness.at(-1) ?? 0 },
+      // Per due instant, the latest of its fires: how long each burst took to fire in full.
+      burstsMs: latestPerSlot(rows),
       duplicates,
       missed,
       idleSchedulerCpuPercent: idleCpuPercent,

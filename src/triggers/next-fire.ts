@@ -52,8 +52,26 @@ function repeatsAnEarlierLocalTime(instant: Date, timezone: string): boolean {
   return CLOCK_SHIFTS_MS.some((shift) => wallClock(new Date(instant.getTime() - shift), timezone) === local);
 }
 
+/**
+ * Answers already worked out, by expression, zone and instant. A scheduler pass plans every trigger it
+ * claimed from the same instant, and triggers share expressions (every hour, every night): croner's walk was
+ * over half of a replica's CPU when 10,000 triggers with one expression fired together.
+ */
+const recentAnswers = new Map<string, number | null>();
+const MAX_RECENT_ANSWERS = 1_000;
+
 /** The first instant strictly after `after` whose local time matches the expression, once per local time. */
 export function nextCronFire(expression: string, timezone: string, after: Date): Date | null {
+  const key = `${timezone}\u0000${expression}\u0000${after.getTime()}`;
+  const known = recentAnswers.get(key);
+  if (known !== undefined) return known === null ? null : new Date(known);
+  const answer = walkToNextFire(expression, timezone, after);
+  if (recentAnswers.size >= MAX_RECENT_ANSWERS) recentAnswers.clear();
+  recentAnswers.set(key, answer?.getTime() ?? null);
+  return answer;
+}
+
+function walkToNextFire(expression: string, timezone: string, after: Date): Date | null {
   const schedule = scheduleOf(expression, timezone);
   let candidate = schedule.nextRun(after);
   // A bounded walk: a gap or a repeated hour holds at most a few thousand matching seconds.

@@ -7,9 +7,11 @@
  */
 import type { BackgroundTask } from '../background/task-runner.js';
 import type { Services } from '../context.js';
-import { sql, type Insertable } from 'kysely';
-import type { TriggerFiresTable } from '../db/schema.js';
+import { sql, type Insertable, type Transaction } from 'kysely';
+import type { Database, TriggerFiresTable } from '../db/schema.js';
+import { newId } from '../ids.js';
 import { nextFireAt } from './next-fire.js';
+import { waitReason } from './plan-fire.js';
 import { newFireRow } from './record-fire.js';
 import { cronView, renderPrompt } from './render-prompt.js';
 import { syncAllProjectTriggers } from './sync-triggers.js';
@@ -20,14 +22,17 @@ export const TRIGGER_SCHEDULER_TASK = 'trigger-scheduler';
 const CLAIM_BATCH = 200;
 const INSERT_CHUNK = 100;
 
-/** Claims due triggers, records their fires and advances them; returns how many were claimed and the fires recorded. */
-export async function fireDueTriggers(services: Services, now: Date): Promise<{ claimed: number; fireIds: string[] }> {
+/**
+ * Claims due triggers, records their fires and advances them; returns how many were claimed, the fires
+ * recorded, and those of them to start now (not queued).
+ */
+export async function fireDueTriggers(services: Services, now: Date): Promise<{ claimed: number; fireIds: string[]; toStart: string[] }> {
   const nowText = now.toISOString();
   return services.db.transaction().execute(async (trx) => {
     let query = trx.selectFrom('triggers').selectAll().where('next_fire_at', '<=', nowText).orderBy('next_fire_at').limit(CLAIM_BATCH);
     if (services.dialect === 'postgres') query = query.forUpdate().skipLocked();
     const due = await query.execute();
-    if (due.length === 0) return { claimed: 0, fireIds: [] };
+    if (due.length === 0) return { claimed: 0, fireIds: [], toStart: [] };
     const projectIds = [...new Set(due.map((row) => row.project_id))];
     const projects = new Map(
       (await trx.selectFrom('projects').select(['id', 'account_id', 'created_by']).where('id', 'in', projectIds).execute()).map((project) => [project.id, project]),
@@ -63,9 +68,30 @@ export async function fireDueTriggers(services: Services, now: Date): Promise<{ 
       const values = sql.join(advances.slice(start, start + INSERT_CHUNK).map((advance) => sql`(${advance.project_id}, ${advance.slug}, ${advance.next}::timestamptz)`));
       await sql`update triggers as t set last_fired_at = ${nowText}::timestamptz, next_fire_at = v.next from (values ${values}) as v(project_id, slug, next) where t.project_id = v.project_id and t.slug = v.slug`.execute(trx);
     }
+    await queueWhereSlotsAreFull(trx, services.config.sessions.maxSessions, fires);
     for (let start = 0; start < fires.length; start += INSERT_CHUNK) await trx.insertInto('trigger_fires').values(fires.slice(start, start + INSERT_CHUNK)).execute();
-    return { claimed: due.length, fireIds: fires.map((fire) => fire.id) };
+    // Queued fires start from the account's queue, oldest first, when a slot frees (dispatch-fires.ts).
+    return { claimed: due.length, fireIds: fires.map((fire) => fire.id), toStart: fires.filter((fire) => fire.status === 'fired').map((fire) => fire.id) };
   });
+}
+
+/**
+ * Fires that need a new session (fresh mode) are planned as they are recorded, as a webhook's are: the session
+ * they will create is named. Those of accounts whose slots are full or whose queue is not empty are recorded
+ * queued with the reason: one question per account and batch, where recording them as fired and queueing them
+ * afterwards wrote each row twice (a burst of 10,000 fires at a full account).
+ */
+async function queueWhereSlotsAreFull(trx: Transaction<Database>, maxSessions: number, fires: Array<Insertable<TriggerFiresTable>>): Promise<void> {
+  const reasons = new Map<string, string | null>();
+  for (const fire of fires) {
+    if (fire.session_mode !== 'fresh') continue;
+    Object.assign(fire, { target: 'new', session_id: newId() });
+    if (!reasons.has(fire.account_id)) {
+      reasons.set(fire.account_id, await waitReason(trx, { accountId: fire.account_id, maxSessions, target: { target: 'new', sessionId: '', fallback: null, active: false } }));
+    }
+    const reason = reasons.get(fire.account_id);
+    if (reason) Object.assign(fire, { status: 'queued', reason });
+  }
 }
 
 /** How long until the earliest next fire of any trigger, or null when none is planned. */
@@ -92,8 +118,8 @@ export function triggerSchedulerTask(intervalMs: number): BackgroundTask {
         await syncAllProjectTriggers(services, () => undefined);
       }
       for (;;) {
-        const { claimed, fireIds } = await fireDueTriggers(services, new Date());
-        if (fireIds.length > 0) services.events.emit('triggers.fired', { fireIds });
+        const { claimed, toStart } = await fireDueTriggers(services, new Date());
+        if (toStart.length > 0) services.events.emit('triggers.fired', { fireIds: toStart });
         if (claimed < CLAIM_BATCH || signal.aborted) break;
       }
       const next = await msUntilNextFire(services);
