@@ -79,6 +79,47 @@ export async function planTarget(db: Kysely<Database>, projectId: string, trigge
 
 const WAITING_SHOWN = 100;
 
+/** An account's queue and slots as a fire finds them: fires waiting (counted up to just past what is shown) and sessions active. */
+export interface AccountSlots {
+  waiting: number;
+  active: number;
+}
+
+/**
+ * How many fires of the account wait (before the given one, when set), up to a bound: a long queue is not
+ * counted row by row on every fire. SQL text, since every webhook fire asks (building the query took longer
+ * than running it on trigger_fires_queue). The active sessions are counted only when nothing waits.
+ */
+export async function accountSlots(db: Kysely<Database>, accountId: string, before?: { firedAt: string; fireId: string }): Promise<AccountSlots> {
+  const earlier = before ? sql` and fired_at < ${before.firedAt} and id <> ${before.fireId}` : sql``;
+  const { rows } = await sql<{ waiting: number | string }>`
+    select count(*) as waiting from (
+      select 1 from trigger_fires where account_id = ${accountId} and status = 'queued' and started_at is null${earlier} limit ${WAITING_SHOWN + 1}
+    ) earlier`.execute(db);
+  const waiting = Number(rows[0]?.waiting ?? 0);
+  if (waiting > 0) return { waiting, active: 0 };
+  const active = await sql<{ active: number | string }>`
+    select count(*) as active from sessions where account_id = ${accountId} and status in (${sql.join(ACTIVE_STATUSES)})`.execute(db);
+  return { waiting, active: Number(active.rows[0]?.active ?? 0) };
+}
+
+/** Why a fire that needs a slot waits, or null when it may start: fires queued before it go first (oldest first), or the account's cap is full. */
+export function waitReasonOf(slots: AccountSlots, maxSessions: number): string | null {
+  if (slots.waiting > 0) {
+    const count = slots.waiting > WAITING_SHOWN ? `More than ${WAITING_SHOWN} earlier fires wait` : `${slots.waiting} earlier ${slots.waiting === 1 ? 'fire waits' : 'fires wait'}`;
+    return `${count} for a session slot of this account; this one starts after them`;
+  }
+  if (slots.active >= maxSessions) {
+    return `the account has ${maxSessions} sessions provisioning or running, its limit (SVC_MAX_SESSIONS); the fire starts when one stops`;
+  }
+  return null;
+}
+
+/** Whether a fire goes to a session that already holds a slot (then it never waits). */
+export function needsSlot(target: FireTarget): boolean {
+  return !(target.target === 'existing' && target.active);
+}
+
 /**
  * Why a fire that needs a slot waits, or null when it may start: the account's cap is full, or fires queued
  * before it go first (oldest first).
@@ -87,23 +128,6 @@ export async function waitReason(
   db: Kysely<Database>,
   input: { accountId: string; maxSessions: number; target: FireTarget; before?: { firedAt: string; fireId: string } },
 ): Promise<string | null> {
-  if (input.target.target === 'existing' && input.target.active) return null;
-  // How many wait, up to a bound: a long queue is not counted row by row on every fire. SQL text, since
-  // every webhook fire asks (building the query took longer than running it on trigger_fires_queue).
-  const before = input.before ? sql` and fired_at < ${input.before.firedAt} and id <> ${input.before.fireId}` : sql``;
-  const { rows } = await sql<{ waiting: number | string }>`
-    select count(*) as waiting from (
-      select 1 from trigger_fires where account_id = ${input.accountId} and status = 'queued' and started_at is null${before} limit ${WAITING_SHOWN + 1}
-    ) earlier`.execute(db);
-  const waiting = Number(rows[0]?.waiting ?? 0);
-  if (waiting > 0) {
-    const count = waiting > WAITING_SHOWN ? `More than ${WAITING_SHOWN} earlier fires wait` : `${waiting} earlier ${waiting === 1 ? 'fire waits' : 'fires wait'}`;
-    return `${count} for a session slot of this account; this one starts after them`;
-  }
-  const active = await sql<{ active: number | string }>`
-    select count(*) as active from sessions where account_id = ${input.accountId} and status in (${sql.join(ACTIVE_STATUSES)})`.execute(db);
-  if (Number(active.rows[0]?.active ?? 0) >= input.maxSessions) {
-    return `the account has ${input.maxSessions} sessions provisioning or running, its limit (SVC_MAX_SESSIONS); the fire starts when one stops`;
-  }
-  return null;
+  if (!needsSlot(input.target)) return null;
+  return waitReasonOf(await accountSlots(db, input.accountId, input.before), input.maxSessions);
 }

@@ -6,11 +6,10 @@
  * after the answer.
  */
 import type { Services } from '../context.js';
-import type { TransactionRunner } from '../db/transactions.js';
 import { AppError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { TRIGGER_SLUG_PATTERN } from '../manifest/index.js';
-import { recordFire } from './record-fire.js';
+import type { FireBatch } from './fire-batch.js';
 import { renderPrompt, webhookView } from './render-prompt.js';
 import type { TriggerFireRow } from './trigger-row.js';
 import { verifyWebhook } from './verify-webhook.js';
@@ -33,8 +32,8 @@ function header(headers: WebhookDelivery['headers'], name: string): string | und
 
 export interface WebhookReceiver {
   targets: WebhookTargets;
-  /** How fires are committed: deliveries that arrive together share a transaction (see webhook-routes.ts). */
-  commits: TransactionRunner;
+  /** Deliveries that arrive together are recorded together (fire-batch.ts). */
+  fires: FireBatch;
 }
 
 export async function receiveWebhook(services: Services, receiver: WebhookReceiver, delivery: WebhookDelivery): Promise<TriggerFireRow> {
@@ -57,5 +56,5 @@ export async function receiveWebhook(services: Services, receiver: WebhookReceiv
   const firedAt = new Date().toISOString();
   const deliveryId = (header(delivery.headers, 'x-github-delivery') ?? header(delivery.headers, 'webhook-id'))?.trim().slice(0, MAX_DELIVERY_ID_LENGTH) || null;
   const prompt = renderPrompt(trigger.prompt, webhookView(trigger, { firedAt, rawBody: delivery.rawBody, headers: delivery.headers }));
-  return recordFire(services, { project, trigger, source: 'webhook', prompt, actorUserId: project.created_by, firedAt, deliveryId }, receiver.commits);
+  return receiver.fires.record({ project, trigger, source: 'webhook', prompt, actorUserId: project.created_by, firedAt, deliveryId });
 }

@@ -11,7 +11,7 @@ import type { Database, TriggerFireSource } from '../db/schema.js';
 import type { TransactionRunner } from '../db/transactions.js';
 import { newId } from '../ids.js';
 import type { NormalizedTrigger } from '../manifest/index.js';
-import { planTarget, waitReason } from './plan-fire.js';
+import { planTarget, waitReason, type FireTarget } from './plan-fire.js';
 import type { TriggerFireRow } from './trigger-row.js';
 
 export interface FireInput {
@@ -72,13 +72,22 @@ export async function recordFire(services: Services, input: FireInput, transacti
 }
 
 async function recordIn(trx: Transaction<Database>, maxSessions: number, input: FireInput): Promise<TriggerFireRow> {
-  if (input.deliveryId) {
-    const duplicate = await recordIfRepeated(trx, input, input.deliveryId);
-    if (duplicate) return duplicate;
+  const duplicate = input.deliveryId ? await duplicateOf(trx, input, input.deliveryId) : null;
+  if (duplicate) {
+    await insertFires(trx, [duplicate]);
+    return duplicate;
   }
   const target = await planTarget(trx, input.project.id, input.trigger);
   const reason = await waitReason(trx, { accountId: input.project.account_id, maxSessions, target });
-  const row: TriggerFireRow = {
+  const row = plannedFireRow(input, target, reason);
+  await insertFires(trx, [row]);
+  await markLastFired(trx, [row]);
+  return row;
+}
+
+/** The fire as recorded, with the session it goes to and, when it waits for a slot, why. */
+export function plannedFireRow(input: FireInput, target: FireTarget, reason: string | null): TriggerFireRow {
+  return {
     ...newFireRow(input),
     status: reason ? 'queued' : 'fired',
     reason,
@@ -86,13 +95,13 @@ async function recordIn(trx: Transaction<Database>, maxSessions: number, input: 
     target: target.target,
     fallback: target.fallback,
   };
-  await insertFire(trx, row);
-  await sql`update triggers set last_fired_at = ${input.firedAt} where project_id = ${input.project.id} and slug = ${input.trigger.slug}`.execute(trx);
-  return row;
 }
 
-/** A repeated delivery is listed among the fires (status duplicate) and starts nothing. */
-async function recordIfRepeated(trx: Transaction<Database>, input: FireInput, deliveryId: string): Promise<TriggerFireRow | null> {
+/**
+ * A repeated delivery is listed among the fires (status duplicate) and starts nothing: its row, not yet
+ * inserted, or null when the delivery is not a repeat.
+ */
+export async function duplicateOf(trx: Transaction<Database>, input: FireInput, deliveryId: string): Promise<TriggerFireRow | null> {
   const { rows } = await sql<{ id: string; session_id: string | null; fired_at: string }>`
     select id, session_id, fired_at from trigger_fires
     where project_id = ${input.project.id} and trigger_slug = ${input.trigger.slug} and delivery_id = ${deliveryId}`.execute(trx);
@@ -103,10 +112,14 @@ async function recordIfRepeated(trx: Transaction<Database>, input: FireInput, de
     await sql`update trigger_fires set delivery_id = null where id = ${earlier.id}`.execute(trx);
     return null;
   }
-  const row: TriggerFireRow = {
+  return duplicateRow(input, earlier.session_id);
+}
+
+export function duplicateRow(input: FireInput, sessionId: string | null): TriggerFireRow {
+  return {
     ...newFireRow({ ...input, deliveryId: null }),
     status: 'duplicate',
-    session_id: earlier.session_id,
+    session_id: sessionId,
     target: 'existing',
     reason: 'a delivery with the same id arrived within the last 24 hours',
     prompt: '',
@@ -114,8 +127,6 @@ async function recordIfRepeated(trx: Transaction<Database>, input: FireInput, de
     model: null,
     started_at: input.firedAt,
   };
-  await insertFire(trx, row);
-  return row;
 }
 
 const FIRE_COLUMNS = [
@@ -145,6 +156,21 @@ const FIRE_COLUMNS = [
 const FIRE_COLUMN_LIST = sql.raw(FIRE_COLUMNS.join(', '));
 
 /** SQL text: every webhook delivery inserts one, and building a 22-column insert took longer than running it. */
-async function insertFire(trx: Transaction<Database>, row: TriggerFireRow): Promise<void> {
-  await sql`insert into trigger_fires (${FIRE_COLUMN_LIST}) values (${sql.join(FIRE_COLUMNS.map((column) => row[column]))})`.execute(trx);
+export async function insertFires(trx: Transaction<Database>, rows: readonly TriggerFireRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const values = sql.join(rows.map((row) => sql`(${sql.join(FIRE_COLUMNS.map((column) => row[column]))})`));
+  await sql`insert into trigger_fires (${FIRE_COLUMN_LIST}) values ${values}`.execute(trx);
+}
+
+/** Each trigger's `last_fired_at`, from the latest of its fires among `rows`. */
+export async function markLastFired(trx: Transaction<Database>, rows: readonly TriggerFireRow[]): Promise<void> {
+  const latest = new Map<string, TriggerFireRow>();
+  for (const row of rows) {
+    const key = `${row.project_id} ${row.trigger_slug}`;
+    const seen = latest.get(key);
+    if (!seen || seen.fired_at < row.fired_at) latest.set(key, row);
+  }
+  for (const row of latest.values()) {
+    await sql`update triggers set last_fired_at = ${row.fired_at} where project_id = ${row.project_id} and slug = ${row.trigger_slug}`.execute(trx);
+  }
 }

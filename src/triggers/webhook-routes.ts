@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../context.js';
-import { GroupCommit } from '../db/transactions.js';
 import { AppError } from '../errors.js';
 import { errorResponses } from '../server/http-schemas.js';
 import { presentFireAnswer } from './presenters.js';
+import { FireBatch } from './fire-batch.js';
 import { receiveWebhook, type WebhookReceiver } from './receive-webhook.js';
 import { startAfterAnswer } from './routes.js';
 import { FireAnswer } from './schemas.js';
@@ -20,9 +20,7 @@ export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 export function webhookRoutes(app: FastifyInstance, services: Services): void {
   const receiver: WebhookReceiver = {
     targets: new WebhookTargets(services.db),
-    // SQLite's writes share transactions already. On PostgreSQL a transaction per delivery flushed the log
-    // once per fire; deliveries that arrive together share one here, and each is answered after its commit.
-    commits: services.dialect === 'postgres' ? new GroupCommit(services.db) : services.transactions,
+    fires: new FireBatch(services),
   };
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body));
