@@ -10,6 +10,7 @@
  * transaction of its own, in the order they arrived.
  */
 import type { Kysely, Transaction } from 'kysely';
+import { CallBatches, type PendingCall } from './call-batches.js';
 import type { Database } from './schema.js';
 
 export type TransactionWork<T> = (trx: Transaction<Database>) => Promise<T>;
@@ -24,12 +25,6 @@ export function separateTransactions(db: Kysely<Database>): TransactionRunner {
   return { run: (work) => db.transaction().execute(work) };
 }
 
-interface Pending {
-  work: TransactionWork<unknown>;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-}
-
 /** At most this many calls share a transaction, so one commit never holds up the process for long. */
 const MAX_CALLS_PER_TRANSACTION = 64;
 
@@ -38,37 +33,24 @@ const MAX_CALLS_PER_TRANSACTION = 64;
  * one transaction and run one after another in it, in the order they arrived.
  */
 export class GroupCommit implements TransactionRunner {
-  private readonly waiting: Pending[] = [];
-  private draining = false;
+  private readonly calls: CallBatches<TransactionWork<unknown>, unknown>;
 
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(private readonly db: Kysely<Database>) {
+    this.calls = new CallBatches(MAX_CALLS_PER_TRANSACTION, (group) => this.commitGroup(group));
+  }
 
   run<T>(work: TransactionWork<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.waiting.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (this.draining) return;
-      this.draining = true;
-      // The calls resolved in this turn (a check thread answers a batch of publishes at once) join in.
-      setImmediate(() => void this.drain());
-    });
+    return this.calls.submit(work) as Promise<T>;
   }
 
-  private async drain(): Promise<void> {
-    try {
-      while (this.waiting.length > 0) await this.commitGroup(this.waiting.splice(0, MAX_CALLS_PER_TRANSACTION));
-    } finally {
-      this.draining = false;
-    }
-  }
-
-  private async commitGroup(group: Pending[]): Promise<void> {
+  private async commitGroup(group: Array<PendingCall<TransactionWork<unknown>, unknown>>): Promise<void> {
     const results: unknown[] = [];
     let failed: { index: number; error: unknown } | undefined;
     try {
       await this.db.transaction().execute(async (trx) => {
         for (const [index, call] of group.entries()) {
           try {
-            results.push(await call.work(trx));
+            results.push(await call.input(trx));
           } catch (error) {
             failed = { index, error };
             throw error;
@@ -84,7 +66,7 @@ export class GroupCommit implements TransactionRunner {
       group[failed.index]?.reject(failed.error);
       // The rollback undid the writes of the calls before it: they, and the calls after it, run alone.
       for (const [index, call] of group.entries()) {
-        if (index !== failed.index) await this.db.transaction().execute(call.work).then(call.resolve, call.reject);
+        if (index !== failed.index) await this.db.transaction().execute(call.input).then(call.resolve, call.reject);
       }
       return;
     }

@@ -12,45 +12,28 @@
  */
 import type { Transaction } from 'kysely';
 import type { Services } from '../context.js';
+import { CallBatches, type PendingCall } from '../db/call-batches.js';
 import type { Database } from '../db/schema.js';
 import { accountSlots, needsSlot, planTarget, waitReasonOf, type AccountSlots } from './plan-fire.js';
 import { duplicateOf, duplicateRow, insertFires, markLastFired, plannedFireRow, recordFire, type FireInput } from './record-fire.js';
 import type { TriggerFireRow } from './trigger-row.js';
 
-interface Pending {
-  input: FireInput;
-  resolve: (row: TriggerFireRow) => void;
-  reject: (error: unknown) => void;
-}
-
 /** At most this many fires share a transaction, so one commit never holds up the others for long. */
 const MAX_FIRES_PER_GROUP = 64;
 
 export class FireBatch {
-  private readonly waiting: Pending[] = [];
-  private draining = false;
+  private readonly calls: CallBatches<FireInput, TriggerFireRow>;
 
-  constructor(private readonly services: Services) {}
+  constructor(private readonly services: Services) {
+    this.calls = new CallBatches(MAX_FIRES_PER_GROUP, (group) => this.recordGroup(group));
+  }
 
   /** Records the fire beside the others that arrive with it; resolves once it is committed. */
   record(input: FireInput): Promise<TriggerFireRow> {
-    return new Promise<TriggerFireRow>((resolve, reject) => {
-      this.waiting.push({ input, resolve, reject });
-      if (this.draining) return;
-      this.draining = true;
-      setImmediate(() => void this.drain());
-    });
+    return this.calls.submit(input);
   }
 
-  private async drain(): Promise<void> {
-    try {
-      while (this.waiting.length > 0) await this.recordGroup(this.waiting.splice(0, MAX_FIRES_PER_GROUP));
-    } finally {
-      this.draining = false;
-    }
-  }
-
-  private async recordGroup(group: Pending[]): Promise<void> {
+  private async recordGroup(group: Array<PendingCall<FireInput, TriggerFireRow>>): Promise<void> {
     const maxSessions = this.services.config.sessions.maxSessions;
     let rows: TriggerFireRow[];
     try {
