@@ -4,7 +4,7 @@
  * recorded on the fire; `fresh` waits for a slot at the cap and starts when one frees. Fire-now needs
  * triggers.fire; the CLI fires and prints the session.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../src/git/testing/fixtures.js';
 import { runTriggerFire } from '../src/cli/trigger/fire.js';
 import { adminCliEnv, captureDeps } from './support/cli-harness.js';
@@ -39,14 +39,15 @@ ${extra}`;
 let svc: TestServer;
 let project: TriggerProject;
 
-beforeAll(async () => {
+// Each test has a server of its own: two free session slots, and no earlier session of any trigger.
+beforeEach(async () => {
   svc = await startTestServer({ env: { SVC_MAX_SESSIONS: '2', SVC_RUNTIME_COMMAND: idleRuntimeCommand(), SVC_TRIGGER_DISPATCH_INTERVAL_MS: '100' } });
   project = await projectWithFiles(svc, `Modes ${Date.now()}`, { 'svc.yaml': manifest() });
 });
-afterAll(async () => {
+afterEach(async () => {
   await svc.close();
-  removeTempDirs();
 });
+afterAll(() => removeTempDirs());
 
 async function fire(slug: string, message?: string, token?: string) {
   return svc.request('POST', `/v1/projects/${project.id}/triggers/${slug}/fire`, { body: message === undefined ? {} : { message }, ...(token ? { token } : {}) });
@@ -64,12 +65,7 @@ function session(id: string) {
   );
 }
 
-/*
- * One project with two session slots (SVC_MAX_SESSIONS=2), shared by the steps below in the order written:
- * the first step expects the `again` trigger to have no earlier session and counts the slots its sessions
- * take; the CLI step fires `again` and takes a slot. So this suite is not shuffled; every other suite is.
- */
-describe(`session modes and fire-now (${testDialect})`, { shuffle: false }, () => {
+describe(`session modes and fire-now (${testDialect})`, () => {
   it('reuses, wakes and pins sessions with their fallbacks recorded, and starts a queued fresh fire when a slot frees', async () => {
     const first = await fire('again', 'one');
     expect(first.status).toBe(202);
