@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { removeTempDirs } from '../src/git/testing/fixtures.js';
 import { fireDueTriggers } from '../src/triggers/scheduler.js';
 import { createTestDatabase, startTestServer, testDialect, type TestDatabase, type TestServer } from './support/test-server.js';
@@ -54,12 +54,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-/*
- * The steps share the servers in the order written: the first restarts svc on one data directory (a second
- * live server would be another replica taking its fires), the second uses the server it left running. So
- * this suite is not shuffled; every other suite is.
- */
-describe(`trigger fires across a restart (${testDialect})`, { shuffle: false }, () => {
+describe(`trigger fires across a restart (${testDialect})`, () => {
   it('starts queued fires oldest first after a restart, and a fire recorded by a replica that died before its session, once', async () => {
     const first = await start();
     // The scheduler stops first, so the one-off is claimed here by hand, as a replica that dies right after would.
@@ -104,7 +99,9 @@ describe(`trigger fires across a restart (${testDialect})`, { shuffle: false }, 
   }, 60_000);
 
   it('fires a trigger that missed many slots once, and plans it from now', async () => {
-    const server = servers.at(-1)!;
+    // A server of its own: a second live server on the restart test's data directory would be another replica.
+    const server = await startTestServer({ env: { SVC_MAX_SESSIONS: '1', SVC_RUNTIME_COMMAND: runtime } });
+    onTestFinished(() => server.close());
     const project = await projectWithFiles(server, `Missed ${Date.now()}`, {
       'svc.yaml': 'triggers:\n  - slug: often\n    type: cron\n    cron: "*/2 * * * * *"\n    enabled: false\n    prompt: x\n',
     });
