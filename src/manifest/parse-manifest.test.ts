@@ -78,7 +78,7 @@ triggers:
       default_agent: null,
       runtime: { config_dir: '.svc/runtime' },
       env: [],
-      sandbox: { memory_bytes: null, cpus: null, pids: null, dockerfile: null },
+      sandbox: { memory_bytes: null, cpus: null, pids: null, disk_bytes: null, dockerfile: null },
     });
   });
 
@@ -218,7 +218,7 @@ enabled = false
         reviewer: { description: null, model: null, prompt: null },
       },
       runtime: { config_dir: 'config/agents' },
-      sandbox: { memory_bytes: null, cpus: null, pids: null, dockerfile: null },
+      sandbox: { memory_bytes: null, cpus: null, pids: null, disk_bytes: null, dockerfile: null },
       env: [
         { name: 'GITHUB_TOKEN', required: true, description: 'Reads issues' },
         { name: 'HOOK_SECRET', required: false, description: null },
