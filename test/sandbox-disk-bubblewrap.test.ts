@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { git, gitAsync, removeTempDirs, tempDir } from '../src/git/testing/fixtures.js';
 import { bubblewrapTraces } from './support/bubblewrap-traces.js';
 import { pushStarterRepository } from './support/sandbox-conformance.js';
@@ -64,23 +64,31 @@ async function disk(session: DrivenSession): Promise<{ sizeMb: number; freeMb: n
 
 beforeAll(async () => {
   svc = await startTestServer({ env: { SVC_SANDBOX_PROVIDER: 'bubblewrap', SVC_MAX_SESSIONS: '4', SVC_SANDBOX_DISK_MB: String(LIMIT_MB), SVC_SANDBOX_MAX_DISK_MB: '256' } });
+}, 300_000);
+
+// Each test has a project of its own (one grows its disk through the manifest), and deletes its sessions.
+beforeEach(async () => {
   const created = await svc.request('POST', '/v1/projects', { body: { name: `Disk ${Date.now()}` } });
   project = created.body.project;
   driver = sandboxDriver(svc, project.id, 'bubblewrap');
   await pushStarterRepository(project.clone_url, svc.adminToken);
-}, 300_000);
+}, 120_000);
+
+/** Deleting leaves nothing on the host: no mount, loop device, image or folder. */
+async function deleteWithoutTrace(session: DrivenSession): Promise<void> {
+  expect((await svc.request('DELETE', sessionRoute(session.id))).status).toBe(204);
+  expect(bubblewrapTraces(session.id)).toEqual([]);
+  expect(fs.existsSync(sandboxDir(session.id))).toBe(false);
+}
 
 afterAll(async () => {
   await svc?.close();
   removeTempDirs();
 });
 
-describe(`a bubblewrap sandbox's disk (${testDialect})`, { shuffle: false }, () => {
-  let hostile: DrivenSession;
-  let neighbour: DrivenSession;
-
-  it(`ends an agent that fills its disk at its ${LIMIT_MB} MiB with ENOSPC, while svc and a neighbour write on`, { timeout: 180_000 }, async () => {
-    hostile = await running(await driver.create());
+describe(`a bubblewrap sandbox's disk (${testDialect})`, () => {
+  it(`ends an agent that fills its disk at its ${LIMIT_MB} MiB with ENOSPC while svc and a neighbour write on; the full sandbox stops without a trace, resumes with its files, and is deleted with its disk`, { timeout: 240_000 }, async () => {
+    let hostile = await running(await driver.create());
     const before = await disk(hostile);
     expect(before.sizeMb).toBeLessThanOrEqual(LIMIT_MB);
     expect(before.sizeMb).toBeGreaterThan(LIMIT_MB * 0.75);
@@ -97,34 +105,39 @@ describe(`a bubblewrap sandbox's disk (${testDialect})`, { shuffle: false }, () 
 
     // svc answers and writes (a new session is rows and a sandbox), and that neighbour writes its own workspace.
     expect((await svc.request('GET', `/v1/projects/${project.id}`)).status).toBe(200);
-    neighbour = await running(await driver.create());
+    const neighbour = await running(await driver.create());
     expect(await driver.run(neighbour, 'head -c 10485760 /dev/zero > /workspace/ten && stat -c %s /workspace/ten')).toBe('10485760');
-  });
 
-  it('stops the full sandbox without a trace on the host, and resumes it with its files', { timeout: 180_000 }, async () => {
     // The neighbour, started after the full sandbox's disk was mounted, holds a copy of that mount in its namespaces.
     await stop(hostile);
     expect(bubblewrapTraces(hostile.id)).toEqual([]);
     expect(fs.existsSync(path.join(sandboxDir(hostile.id), 'disk.img'))).toBe(true);
     hostile = await resume(hostile);
     expect(Number(await driver.run(hostile, 'stat -c %s /workspace/fill'))).toBeGreaterThan(LIMIT_MB * 0.6 * MIB);
+
+    for (const session of [hostile, neighbour]) await deleteWithoutTrace(session);
   });
 
   it('grows the disk at the next resume when the manifest asks for more, keeping the files', { timeout: 180_000 }, async () => {
+    let session = await running(await driver.create());
+    await driver.run(session, 'head -c 1048576 /dev/zero > /workspace/kept');
     await mergeManifest('sandbox:\n  disk: 128m\n');
-    await stop(hostile);
-    hostile = await resume(hostile);
-    const grown = await disk(hostile);
+    await stop(session);
+    session = await resume(session);
+    const grown = await disk(session);
     expect(grown.sizeMb).toBeGreaterThan(LIMIT_MB * 1.5);
     expect(grown.sizeMb).toBeLessThanOrEqual(128);
-    expect(await driver.run(hostile, 'head -c 20971520 /dev/zero > /workspace/more && stat -c %s /workspace/fill /workspace/more | tail -1')).toBe('20971520');
-    expect(fs.statSync(path.join(sandboxDir(hostile.id), 'disk.img')).size).toBe(128 * MIB);
+    expect(await driver.run(session, 'head -c 83886080 /dev/zero > /workspace/more && stat -c %s /workspace/kept /workspace/more')).toBe('1048576\n83886080');
+    expect(fs.statSync(path.join(sandboxDir(session.id), 'disk.img')).size).toBe(128 * MIB);
+    await deleteWithoutTrace(session);
   });
 
   it('moves a sandbox from before disk limits (plain folders) onto a disk of its own at its next start', { timeout: 180_000 }, async () => {
-    await stop(hostile);
+    let session = await running(await driver.create());
+    await driver.run(session, 'head -c 1048576 /dev/zero > /workspace/kept && echo home > "$HOME/kept-home.txt"');
+    await stop(session);
     // The layout of a sandbox made before disk limits: its workspace and home as folders beside sandbox.json.
-    const dir = sandboxDir(hostile.id);
+    const dir = sandboxDir(session.id);
     const mountPoint = path.join(dir, 'old-layout');
     fs.mkdirSync(mountPoint);
     execFileSync('mount', ['-o', 'loop,ro', path.join(dir, 'disk.img'), mountPoint]);
@@ -134,21 +147,15 @@ describe(`a bubblewrap sandbox's disk (${testDialect})`, { shuffle: false }, () 
       execFileSync('umount', [mountPoint]);
     }
     fs.rmSync(mountPoint, { recursive: true });
-    fs.rmSync(path.join(dir, 'workspace', 'fill'));
     fs.rmSync(path.join(dir, 'disk.img'));
     fs.rmSync(path.join(dir, 'disk'), { recursive: true, force: true });
 
-    hostile = await resume(hostile);
-    expect(await driver.run(hostile, 'stat -c %s /workspace/more; git log -1 --format=%s')).toBe('20971520\nStart');
-    expect((await disk(hostile)).sizeMb).toBeGreaterThan(LIMIT_MB * 1.5);
+    session = await resume(session);
+    expect(await driver.run(session, 'stat -c %s /workspace/kept; cat "$HOME/kept-home.txt"; git log -1 --format=%s')).toBe('1048576\nhome\nStart');
+    const moved = await disk(session);
+    expect(moved.sizeMb).toBeLessThanOrEqual(LIMIT_MB);
+    expect(moved.sizeMb).toBeGreaterThan(LIMIT_MB * 0.75);
     expect(['workspace', 'home'].filter((folder) => fs.existsSync(path.join(dir, folder)))).toEqual([]);
-  });
-
-  it('deletes the sandboxes with their disks: no mount, loop device or image is left', { timeout: 120_000 }, async () => {
-    for (const session of [hostile, neighbour]) {
-      expect((await svc.request('DELETE', sessionRoute(session.id))).status).toBe(204);
-      expect(bubblewrapTraces(session.id)).toEqual([]);
-      expect(fs.existsSync(sandboxDir(session.id))).toBe(false);
-    }
+    await deleteWithoutTrace(session);
   });
 });
