@@ -11,7 +11,7 @@ import type { Database, TriggerFireSource } from '../db/schema.js';
 import type { TransactionRunner } from '../db/transactions.js';
 import { newId } from '../ids.js';
 import type { NormalizedTrigger } from '../manifest/index.js';
-import { planTarget, waitReason, type FireTarget } from './plan-fire.js';
+import { accountSlots, needsSlot, planTarget, waitReasonOf, type AccountSlots, type FireTarget } from './plan-fire.js';
 import type { TriggerFireRow } from './trigger-row.js';
 
 export interface FireInput {
@@ -56,12 +56,11 @@ export function newFireRow(input: FireInput & { dueAt?: string | null }): Trigge
 
 /**
  * Records the fire, and the decisions it is answered with, in one transaction; the caller emits
- * `triggers.fired` once it has answered, which starts it. With a group commit (SQLite's, or the receiver's
- * own on PostgreSQL) the transaction is shared with the fires that arrive beside it, each deciding after
- * the ones before it.
+ * `triggers.fired` once it has answered, which starts it. (The webhook receiver records the deliveries that
+ * arrive together in one transaction: fire-batch.ts.)
  */
 export async function recordFire(services: Services, input: FireInput, transactions: TransactionRunner = services.transactions): Promise<TriggerFireRow> {
-  const record = (trx: Transaction<Database>) => recordIn(trx, services.config.sessions.maxSessions, input);
+  const record = async (trx: Transaction<Database>) => (await recordFiresIn(trx, services.config.sessions.maxSessions, [input]))[0]!;
   try {
     return await transactions.run(record);
   } catch (error) {
@@ -71,18 +70,59 @@ export async function recordFire(services: Services, input: FireInput, transacti
   }
 }
 
-async function recordIn(trx: Transaction<Database>, maxSessions: number, input: FireInput): Promise<TriggerFireRow> {
-  const duplicate = input.deliveryId ? await duplicateOf(trx, input, input.deliveryId) : null;
-  if (duplicate) {
-    await insertFires(trx, [duplicate]);
-    return duplicate;
+/**
+ * Records fires in one transaction, in the order given, each decided as it would be alone: a fire queued
+ * earlier counts among those waiting for the ones after it; a delivery id repeated among them makes the later
+ * one its duplicate; a fire that re-prompts a session (reuse, pinned) plans from what is recorded, so the fires
+ * before it are written first. Inserts and `last_fired_at` go in one statement each where they can.
+ */
+export async function recordFiresIn(trx: Transaction<Database>, maxSessions: number, inputs: readonly FireInput[]): Promise<TriggerFireRow[]> {
+  const answers: TriggerFireRow[] = [];
+  let unwritten: TriggerFireRow[] = [];
+  const slots = new Map<string, AccountSlots>();
+  const deliveries = new Map<string, TriggerFireRow>();
+  const write = async () => {
+    await insertFires(trx, unwritten);
+    await markLastFired(trx, unwritten.filter((row) => row.status !== 'duplicate'));
+    unwritten = [];
+    slots.clear();
+  };
+  const keep = (row: TriggerFireRow) => {
+    unwritten.push(row);
+    answers.push(row);
+  };
+  for (const input of inputs) {
+    const delivery = input.deliveryId ? `${input.project.id} ${input.trigger.slug} ${input.deliveryId}` : null;
+    const sameDelivery = delivery ? deliveries.get(delivery) : undefined;
+    if (sameDelivery) {
+      keep(duplicateRow(input, sameDelivery.session_id));
+      continue;
+    }
+    const duplicate = input.deliveryId ? await duplicateOf(trx, input, input.deliveryId) : null;
+    if (duplicate) {
+      keep(duplicate);
+      continue;
+    }
+    if (input.trigger.session_mode !== 'fresh' && unwritten.length > 0) await write();
+    const target = await planTarget(trx, input.project.id, input.trigger);
+    let reason: string | null = null;
+    if (needsSlot(target)) {
+      const accountId = input.project.account_id;
+      let account = slots.get(accountId);
+      if (!account) {
+        account = await accountSlots(trx, accountId);
+        slots.set(accountId, account);
+      }
+      reason = waitReasonOf(account, maxSessions);
+      // It waits too, ahead of the group's fires after it.
+      if (reason) account.waiting += 1;
+    }
+    const row = plannedFireRow(input, target, reason);
+    if (delivery) deliveries.set(delivery, row);
+    keep(row);
   }
-  const target = await planTarget(trx, input.project.id, input.trigger);
-  const reason = await waitReason(trx, { accountId: input.project.account_id, maxSessions, target });
-  const row = plannedFireRow(input, target, reason);
-  await insertFires(trx, [row]);
-  await markLastFired(trx, [row]);
-  return row;
+  await write();
+  return answers;
 }
 
 /** The fire as recorded, with the session it goes to and, when it waits for a slot, why. */

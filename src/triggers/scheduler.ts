@@ -11,7 +11,7 @@ import { sql, type Insertable, type Transaction } from 'kysely';
 import type { Database, TriggerFiresTable } from '../db/schema.js';
 import { newId } from '../ids.js';
 import { nextFireAt } from './next-fire.js';
-import { waitReason } from './plan-fire.js';
+import { accountSlots, waitReasonOf, type AccountSlots } from './plan-fire.js';
 import { newFireRow } from './record-fire.js';
 import { cronView, renderPrompt } from './render-prompt.js';
 import { syncAllProjectTriggers } from './sync-triggers.js';
@@ -82,15 +82,20 @@ export async function fireDueTriggers(services: Services, now: Date): Promise<{ 
  * afterwards wrote each row twice (a burst of 10,000 fires at a full account).
  */
 async function queueWhereSlotsAreFull(trx: Transaction<Database>, maxSessions: number, fires: Array<Insertable<TriggerFiresTable>>): Promise<void> {
-  const reasons = new Map<string, string | null>();
+  const slots = new Map<string, AccountSlots>();
   for (const fire of fires) {
     if (fire.session_mode !== 'fresh') continue;
     Object.assign(fire, { target: 'new', session_id: newId() });
-    if (!reasons.has(fire.account_id)) {
-      reasons.set(fire.account_id, await waitReason(trx, { accountId: fire.account_id, maxSessions, target: { target: 'new', sessionId: '', fallback: null, active: false } }));
+    let account = slots.get(fire.account_id);
+    if (!account) {
+      account = await accountSlots(trx, fire.account_id);
+      slots.set(fire.account_id, account);
     }
-    const reason = reasons.get(fire.account_id);
-    if (reason) Object.assign(fire, { status: 'queued', reason });
+    const reason = waitReasonOf(account, maxSessions);
+    if (!reason) continue;
+    Object.assign(fire, { status: 'queued', reason });
+    // It waits too, ahead of the batch's fires after it (as a webhook's group counts them: record-fire.ts).
+    account.waiting += 1;
   }
 }
 
