@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { Kysely, Migrator, sql } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import { withFileLock } from './file-lock.js';
+import { OwnSchemaPostgresDialect } from './postgres-dialect.js';
 import { adaptSqlite } from './sqlite-adapter.js';
 import { ImmediateSqliteDialect } from './sqlite-dialect.js';
 import { WAL_RESTART_BYTES, startCheckpointer } from './sqlite-checkpointer.js';
@@ -49,7 +50,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   const url = options.databaseUrl;
   if (url && /^postgres(ql)?:\/\//.test(url)) {
     const pool = new pg.Pool({ connectionString: url, types: postgresTypes(), max: 10 });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }) });
     const handle: DatabaseHandle = { db, dialect: 'postgres', driver: { dialect: 'postgres', pool }, transactions: separateTransactions(db), close: () => db.destroy() };
     try {
       await migrate(handle);
