@@ -146,6 +146,29 @@ triggers:
     expect(JSON.parse(firesOut.out())).toEqual(onceFires);
   });
 
+  it('keeps the next fire of an entry an edit left alone or only reworded, plans a rescheduled one again, and lists them in the new order', async () => {
+    const yearly = (slug: string, name: string, cron = '0 0 0 1 1 *') => `  - slug: ${slug}\n    name: ${name}\n    type: cron\n    cron: "${cron}"\n    prompt: "p"\n`;
+    const project = await projectWithFiles(svc, `Edits ${Date.now()}`, { 'svc.yaml': `triggers:\n${yearly('kept', 'k')}${yearly('reworded', 'before')}${yearly('rescheduled', 'r')}${yearly('removed', 'x')}` });
+    const before = await until(
+      'the set is read',
+      async () => (await svc.request('GET', `/v1/projects/${project.id}/triggers`)).body,
+      (body) => body.triggers?.length === 4,
+    );
+    const nextOf = (listing: { triggers: Array<{ slug: string; next_fire_at: string }> }, slug: string) => listing.triggers.find((trigger) => trigger.slug === slug)?.next_fire_at;
+    await mergeFiles(svc, project, { 'svc.yaml': `triggers:\n${yearly('added', 'a')}${yearly('rescheduled', 'r', '0 0 0 1 6 *')}${yearly('reworded', 'after')}${yearly('kept', 'k')}` });
+    const after = await until(
+      'the edit is read',
+      async () => (await svc.request('GET', `/v1/projects/${project.id}/triggers`)).body,
+      (body) => body.triggers?.[0]?.slug === 'added',
+    );
+    expect(after.triggers.map((trigger: { slug: string }) => trigger.slug)).toEqual(['added', 'rescheduled', 'reworded', 'kept']);
+    expect(nextOf(after, 'kept')).toBe(nextOf(before, 'kept'));
+    expect(nextOf(after, 'reworded')).toBe(nextOf(before, 'reworded'));
+    expect(new Date(nextOf(after, 'rescheduled')!).getUTCMonth()).toBe(5);
+    expect(after.errors).toEqual([]);
+    expect(after.triggers.map((trigger: { name: string }) => trigger.name)).toEqual(['a', 'r', 'after', 'k']);
+  });
+
   it('lists a project without a manifest as empty, and the errors of a manifest that cannot be read', async () => {
     const empty = await projectWithFiles(svc, `No manifest ${Date.now()}`, {});
     expect((await svc.request('GET', `/v1/projects/${empty.id}/triggers`)).body).toEqual({ triggers: [], errors: [], manifest: { path: null, commit: expect.any(String) } });

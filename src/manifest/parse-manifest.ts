@@ -16,6 +16,7 @@ import { checkSandbox, emptySandbox } from './sandbox-section.js';
 import { checkTriggerEntry, newTriggerCheckCache } from './trigger-entry.js';
 import { jsonPointer } from '../json-pointer.js';
 import { describeValue, isRecord } from './wording.js';
+import { ParsedManifests } from './parsed-manifests.js';
 
 /**
  * Where a manifest may live, in the order they are looked for. `svc.yml` is accepted because editors and
@@ -186,12 +187,15 @@ export interface ManifestFromTree extends ParsedManifest {
  * Two manifests on one branch are an issue: edits to the ignored one would have no effect, which is
  * exactly the confusion of a half-finished migration from `svc.toml`.
  */
+const recentlyParsed = new ParsedManifests();
+
 export async function readManifestFromTree(readFile: FileReader): Promise<ManifestFromTree | null> {
   const texts = await Promise.all(MANIFEST_FILENAMES.map((filename) => readFile(filename)));
   const present = MANIFEST_FILENAMES.filter((_, position) => texts[position] !== null && texts[position] !== undefined);
   const chosen = present[0];
   if (chosen === undefined) return null;
-  const parsed = parseManifest({ filename: chosen, text: texts[MANIFEST_FILENAMES.indexOf(chosen)] ?? '' });
+  const text = texts[MANIFEST_FILENAMES.indexOf(chosen)] ?? '';
+  const parsed = recentlyParsed.get(chosen, text, () => parseManifest({ filename: chosen, text }));
   const ignored = present.slice(1);
   const duplicateIssues: Issue[] = ignored.map((other) => ({
     path: '',

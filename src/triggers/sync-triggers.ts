@@ -4,15 +4,20 @@
  * scheduler needs: a trigger whose schedule is unchanged keeps its next fire, so a manifest edit to its
  * prompt neither skips nor repeats one; a new or rescheduled trigger is planned from now.
  */
-import { sql } from 'kysely';
+import { isDeepStrictEqual } from 'node:util';
+import { sql, type Insertable } from 'kysely';
 import type { ProjectRow } from '../accounts/access.js';
 import type { Services } from '../context.js';
+import type { TriggersTable } from '../db/schema.js';
 import { readBool, readJson } from '../db/values.js';
 import { readFilesAtRef, resolveRef } from '../git/index.js';
 import { openProjectRepository } from '../projects/repository-of.js';
 import { MANIFEST_FILENAMES, readManifestFromTree, type NormalizedTrigger, type TriggerError } from '../manifest/index.js';
 import { nextFireAt } from './next-fire.js';
 import { definitionOf } from './trigger-row.js';
+
+/** New triggers per insert: a manifest of thousands is written in a few statements, within the drivers' parameter limits. */
+const INSERT_CHUNK = 500;
 
 export interface TriggerSyncResult {
   /** False when the stored set was already read from the branch's tip. */
@@ -45,17 +50,17 @@ export async function syncProjectTriggers(services: Services, project: ProjectRo
     const current = await trx.selectFrom('trigger_manifests').select('commit_sha').where('project_id', '=', project.id).executeTakeFirst();
     if (current && current.commit_sha === tip) return false;
     const existing = new Map((await trx.selectFrom('triggers').selectAll().where('project_id', '=', project.id).execute()).map((row) => [row.slug, row]));
+    const added: Array<Insertable<TriggersTable>> = [];
     for (const [position, trigger] of triggers.entries()) {
       const before = existing.get(trigger.slug);
       existing.delete(trigger.slug);
       const definition = JSON.stringify(trigger);
       if (!before) {
-        await trx
-          .insertInto('triggers')
-          .values({ project_id: project.id, slug: trigger.slug, position, type: trigger.type, enabled: trigger.enabled, definition, next_fire_at: nextFireAt(trigger, now, null), last_fired_at: null, created_at: at, updated_at: at })
-          .execute();
+        added.push({ project_id: project.id, slug: trigger.slug, position, type: trigger.type, enabled: trigger.enabled, definition, next_fire_at: nextFireAt(trigger, now, null), last_fired_at: null, created_at: at, updated_at: at });
         continue;
       }
+      // An entry the edit left alone keeps its row as it is: a manifest of thousands rewrites only what changed.
+      if (before.position === position && isDeepStrictEqual(definitionOf(before), trigger)) continue;
       const sameSchedule = scheduleKey(definitionOf(before)) === scheduleKey(trigger) && readBool(before.enabled) === trigger.enabled;
       const nextFire = sameSchedule ? before.next_fire_at : nextFireAt(trigger, now, before.last_fired_at);
       await trx
@@ -65,6 +70,7 @@ export async function syncProjectTriggers(services: Services, project: ProjectRo
         .where('slug', '=', trigger.slug)
         .execute();
     }
+    for (let start = 0; start < added.length; start += INSERT_CHUNK) await trx.insertInto('triggers').values(added.slice(start, start + INSERT_CHUNK)).execute();
     const removed = [...existing.keys()];
     if (removed.length > 0) await trx.deleteFrom('triggers').where('project_id', '=', project.id).where('slug', 'in', removed).execute();
     const manifestRow = { commit_sha: tip, path: manifest?.filename ?? null, errors: JSON.stringify(errors), synced_at: at };
