@@ -10,6 +10,7 @@ import { buildApp } from './app.js';
 import { createServices } from './services.js';
 import { backgroundTasks } from './background-tasks.js';
 import { wireTriggers } from './trigger-wiring.js';
+import { startReplicaWakes } from '../background/replica-wakes.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -79,7 +80,13 @@ export async function startServer(config: Config, options: StartOptions): Promis
     const tasks = new TaskRunner(services, [...backgroundTasks(config, logFailure), ...(options.extraTasks ?? [])], {
       onError: (error, task) => app.log.error({ err: error, task: task.name }, 'a background task failed'),
     });
-    const unwireTriggers = wireTriggers(services, tasks, logFailure);
+    const wakes = await startReplicaWakes({
+      driver: database.driver,
+      dataDir: config.dataDir,
+      wake: (task) => tasks.wake(task),
+      onError: (error) => logFailure(error, 'waking the other replicas'),
+    });
+    const unwireTriggers = wireTriggers(services, tasks, wakes, logFailure);
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -94,6 +101,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
       tasks,
       async close() {
         await tasks.stop();
+        await wakes.close();
         await unwireTriggers();
         await app.close();
         await services.close();
