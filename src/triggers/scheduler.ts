@@ -7,15 +7,15 @@
  */
 import type { BackgroundTask } from '../background/task-runner.js';
 import type { Services } from '../context.js';
-import { sql, type Insertable, type Transaction } from 'kysely';
-import type { Database, TriggerFiresTable } from '../db/schema.js';
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../db/schema.js';
 import { newId } from '../ids.js';
 import { nextFireAt } from './next-fire.js';
 import { accountSlots, waitReasonOf, type AccountSlots } from './plan-fire.js';
-import { newFireRow } from './record-fire.js';
+import { insertFires, newFireRow } from './record-fire.js';
 import { cronView, renderPrompt } from './render-prompt.js';
 import { syncAllProjectTriggers } from './sync-triggers.js';
-import { definitionOf } from './trigger-row.js';
+import { definitionOf, type TriggerFireRow } from './trigger-row.js';
 
 export const TRIGGER_SCHEDULER_TASK = 'trigger-scheduler';
 /** Triggers claimed per transaction: short transactions, so replicas share a burst of due fires. */
@@ -37,7 +37,7 @@ export async function fireDueTriggers(services: Services, now: Date): Promise<{ 
     const projects = new Map(
       (await trx.selectFrom('projects').select(['id', 'account_id', 'created_by']).where('id', 'in', projectIds).execute()).map((project) => [project.id, project]),
     );
-    const fires: Array<Insertable<TriggerFiresTable>> = [];
+    const fires: TriggerFireRow[] = [];
     const advances: Array<{ project_id: string; slug: string; next: string | null }> = [];
     for (const row of due) {
       const trigger = definitionOf(row);
@@ -69,7 +69,7 @@ export async function fireDueTriggers(services: Services, now: Date): Promise<{ 
       await sql`update triggers as t set last_fired_at = ${nowText}::timestamptz, next_fire_at = v.next from (values ${values}) as v(project_id, slug, next) where t.project_id = v.project_id and t.slug = v.slug`.execute(trx);
     }
     await queueWhereSlotsAreFull(trx, services.config.sessions.maxSessions, fires);
-    for (let start = 0; start < fires.length; start += INSERT_CHUNK) await trx.insertInto('trigger_fires').values(fires.slice(start, start + INSERT_CHUNK)).execute();
+    for (let start = 0; start < fires.length; start += INSERT_CHUNK) await insertFires(trx, fires.slice(start, start + INSERT_CHUNK));
     // Queued fires start from the account's queue, oldest first, when a slot frees (dispatch-fires.ts).
     return { claimed: due.length, fireIds: fires.map((fire) => fire.id), toStart: fires.filter((fire) => fire.status === 'fired').map((fire) => fire.id) };
   });
@@ -81,7 +81,7 @@ export async function fireDueTriggers(services: Services, now: Date): Promise<{ 
  * queued with the reason: one question per account and batch, where recording them as fired and queueing them
  * afterwards wrote each row twice (a burst of 10,000 fires at a full account).
  */
-async function queueWhereSlotsAreFull(trx: Transaction<Database>, maxSessions: number, fires: Array<Insertable<TriggerFiresTable>>): Promise<void> {
+async function queueWhereSlotsAreFull(trx: Transaction<Database>, maxSessions: number, fires: TriggerFireRow[]): Promise<void> {
   const slots = new Map<string, AccountSlots>();
   for (const fire of fires) {
     if (fire.session_mode !== 'fresh') continue;
