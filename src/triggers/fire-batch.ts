@@ -28,10 +28,10 @@ export class FireBatch {
   }
 
   private async recordGroup(group: Array<PendingCall<FireInput, TriggerFireRow>>): Promise<void> {
-    const maxSessions = this.services.config.sessions.maxSessions;
+    const settings = { maxSessions: this.services.config.sessions.maxSessions, dialect: this.services.dialect };
     let rows: TriggerFireRow[];
     try {
-      rows = await this.services.db.transaction().execute((trx) => recordFiresIn(trx, maxSessions, group.map((call) => call.input)));
+      rows = await this.services.db.transaction().execute((trx) => recordFiresIn(trx, settings, group.map((call) => call.input)));
     } catch {
       for (const call of group) await recordFire(this.services, call.input).then(call.resolve, call.reject);
       return;

@@ -3,10 +3,10 @@
  * decided and named in the answer, and whether it waits for a slot. Starting it is start-fire.ts's, after
  * the answer, so a slow sandbox never makes a sender wait and a crash in between loses nothing.
  */
-import { sql, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Transaction } from 'kysely';
 import type { ProjectRow } from '../accounts/access.js';
 import type { Services } from '../context.js';
-import { isUniqueViolation } from '../db/database.js';
+import { isUniqueViolation, type Dialect } from '../db/database.js';
 import type { Database, TriggerFireSource } from '../db/schema.js';
 import type { TransactionRunner } from '../db/transactions.js';
 import { newId } from '../ids.js';
@@ -60,7 +60,8 @@ export function newFireRow(input: FireInput & { dueAt?: string | null }): Trigge
  * arrive together in one transaction: fire-batch.ts.)
  */
 export async function recordFire(services: Services, input: FireInput, transactions: TransactionRunner = services.transactions): Promise<TriggerFireRow> {
-  const record = async (trx: Transaction<Database>) => (await recordFiresIn(trx, services.config.sessions.maxSessions, [input]))[0]!;
+  const settings = { maxSessions: services.config.sessions.maxSessions, dialect: services.dialect };
+  const record = async (trx: Transaction<Database>) => (await recordFiresIn(trx, settings, [input]))[0]!;
   try {
     return await transactions.run(record);
   } catch (error) {
@@ -70,19 +71,26 @@ export async function recordFire(services: Services, input: FireInput, transacti
   }
 }
 
+export interface RecordSettings {
+  /** SVC_MAX_SESSIONS: an account's slots. */
+  maxSessions: number;
+  dialect: Dialect;
+}
+
 /**
  * Records fires in one transaction, in the order given, each decided as it would be alone: a fire queued
  * earlier counts among those waiting for the ones after it; a delivery id repeated among them makes the later
  * one its duplicate; a fire that re-prompts a session (reuse, pinned) plans from what is recorded, so the fires
  * before it are written first. Inserts and `last_fired_at` go in one statement each where they can.
  */
-export async function recordFiresIn(trx: Transaction<Database>, maxSessions: number, inputs: readonly FireInput[]): Promise<TriggerFireRow[]> {
+export async function recordFiresIn(trx: Transaction<Database>, settings: RecordSettings, inputs: readonly FireInput[]): Promise<TriggerFireRow[]> {
+  const { maxSessions, dialect } = settings;
   const answers: TriggerFireRow[] = [];
   let unwritten: TriggerFireRow[] = [];
   const slots = new Map<string, AccountSlots>();
   const deliveries = new Map<string, TriggerFireRow>();
   const write = async () => {
-    await insertFires(trx, unwritten);
+    await insertFires(trx, dialect, unwritten);
     await markLastFired(trx, unwritten.filter((row) => row.status !== 'duplicate'));
     unwritten = [];
     slots.clear();
@@ -193,13 +201,31 @@ const FIRE_COLUMNS = [
   'claimed_until',
   'attempts',
 ] as const satisfies ReadonlyArray<keyof TriggerFireRow>;
-const FIRE_COLUMN_LIST = sql.raw(FIRE_COLUMNS.join(', '));
+const insertTexts = new Map<string, string>();
 
-/** SQL text: every webhook delivery inserts one, and building a 22-column insert took longer than running it. */
-export async function insertFires(trx: Transaction<Database>, rows: readonly TriggerFireRow[]): Promise<void> {
+/** `insert … values (…), (…)` for `count` rows in the dialect's placeholders, made once per count. */
+function insertText(dialect: Dialect, count: number): string {
+  const key = `${dialect} ${count}`;
+  let text = insertTexts.get(key);
+  if (!text) {
+    let parameter = 0;
+    const placeholder = dialect === 'postgres' ? () => `$${++parameter}` : () => '?';
+    const row = () => `(${FIRE_COLUMNS.map(placeholder).join(', ')})`;
+    text = `insert into trigger_fires (${FIRE_COLUMNS.join(', ')}) values ${Array.from({ length: count }, row).join(', ')}`;
+    // Groups are at most a few hundred rows; the counts seen are few.
+    if (insertTexts.size < 1_000) insertTexts.set(key, text);
+  }
+  return text;
+}
+
+/**
+ * Written as SQL text with its parameters, made once per number of rows: every webhook delivery and cron
+ * fire inserts one, and building and compiling a 22-column insert took longer than running it.
+ */
+export async function insertFires(trx: Transaction<Database>, dialect: Dialect, rows: readonly TriggerFireRow[]): Promise<void> {
   if (rows.length === 0) return;
-  const values = sql.join(rows.map((row) => sql`(${sql.join(FIRE_COLUMNS.map((column) => row[column]))})`));
-  await sql`insert into trigger_fires (${FIRE_COLUMN_LIST}) values ${values}`.execute(trx);
+  const parameters = rows.flatMap((row) => FIRE_COLUMNS.map((column) => row[column]));
+  await trx.executeQuery(CompiledQuery.raw(insertText(dialect, rows.length), parameters));
 }
 
 /** Each trigger's `last_fired_at`, from the latest of its fires among `rows`. */

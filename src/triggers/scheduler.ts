@@ -69,7 +69,7 @@ export async function fireDueTriggers(services: Services, now: Date): Promise<{ 
       await sql`update triggers as t set last_fired_at = ${nowText}::timestamptz, next_fire_at = v.next from (values ${values}) as v(project_id, slug, next) where t.project_id = v.project_id and t.slug = v.slug`.execute(trx);
     }
     await queueWhereSlotsAreFull(trx, services.config.sessions.maxSessions, fires);
-    for (let start = 0; start < fires.length; start += INSERT_CHUNK) await insertFires(trx, fires.slice(start, start + INSERT_CHUNK));
+    for (let start = 0; start < fires.length; start += INSERT_CHUNK) await insertFires(trx, services.dialect, fires.slice(start, start + INSERT_CHUNK));
     // Queued fires start from the account's queue, oldest first, when a slot frees (dispatch-fires.ts).
     return { claimed: due.length, fireIds: fires.map((fire) => fire.id), toStart: fires.filter((fire) => fire.status === 'fired').map((fire) => fire.id) };
   });
