@@ -1,0 +1,85 @@
+/**
+ * Issue 21's hostile agent that fills the disk, on the docker provider with an engine on this machine that
+ * cannot limit a volume's size (overlay2 on ext4, no XFS quota): each sandbox's workspace and home are a
+ * filesystem of its own as large as its disk limit (64 MiB here), a sparse ext4 image svc loop-mounts and
+ * binds into the container (docker-disk.ts). An agent writing 100 MiB gets ENOSPC at the limit, in its
+ * workspace and its home alike, while svc keeps answering and a neighbour keeps writing. The full sandbox
+ * stops without a mount or loop device, resumes with its files, and deleting it leaves nothing.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { DockerProvider } from '../src/sessions/providers/docker-provider.js';
+import { diskSuite, LIMIT_MB, MIB } from './support/disk-suite.js';
+import { buildSandboxImageOnce, dockerTraces } from './support/docker-traces.js';
+import { poll } from './support/poll.js';
+import type { DrivenSession } from './support/sandbox-driver.js';
+import { testDialect } from './support/test-server.js';
+
+const suite = diskSuite('docker', () => buildSandboxImageOnce());
+const { running, sandboxDir, sessionRoute } = suite;
+const liveTraces = async (sessionId: string) => (await dockerTraces(sessionId)).filter((trace) => !trace.startsWith('files:'));
+
+/** Size of the filesystem at /workspace in a sandbox, in MiB. */
+async function diskSizeMb(session: DrivenSession): Promise<number> {
+  return Number(await suite.driver.run(session, 'df -k --output=size /workspace | tail -1')) / 1024;
+}
+
+describe(`a docker sandbox's disk on an engine without volume quotas (${testDialect})`, () => {
+  it(`ends an agent writing past its ${LIMIT_MB} MiB with ENOSPC while svc and a neighbour write on; the full sandbox stops without a mount, resumes with its files, and is deleted without a trace`, { timeout: 300_000 }, async () => {
+    const provider = suite.svc.server.services.sessions.supervisor.provider as DockerProvider;
+    expect(provider.disks.kind, `this engine has volume quotas or svc cannot mount for it: ${provider.withoutDiskLimit}`).toBe('own-disk');
+    let hostile = await running(await suite.driver.create());
+    const sizeMb = await diskSizeMb(hostile);
+    expect(sizeMb).toBeLessThanOrEqual(LIMIT_MB);
+    expect(sizeMb).toBeGreaterThan(LIMIT_MB * 0.75);
+
+    // 100 MiB, bounded: on an engine that limited nothing this would fill the host's disk by as much, no more.
+    // The home shares the workspace's disk and its limit. In the background, after the runtime recorded the
+    // command, and freeing 1 MiB at the end: the runtime keeps its own records in the home, so while the disk
+    // is full it fails its requests (the sandbox suffers, as it should); then it can record again.
+    await suite.driver.run(
+      hostile,
+      "setsid sh -c 'sleep 1; head -c 104857600 /dev/zero > /workspace/fill 2> /tmp/fill.err && echo written > /tmp/fill.out || echo failed > /tmp/fill.out; stat -c %s /workspace/fill >> /tmp/fill.out; " +
+        "head -c 1048576 /dev/zero > \"$HOME/more\" 2>> /tmp/fill.err && echo written >> /tmp/fill.out || echo failed >> /tmp/fill.out; rm -f \"$HOME/more\"; truncate -s -1M /workspace/fill; touch /workspace/fill.done' > /dev/null 2>&1 < /dev/null &",
+    );
+    await poll('the agent filled its disk', () => fs.existsSync(path.join(sandboxDir(hostile.id), 'disk', 'workspace', 'fill.done')), Boolean, { withinMs: 60_000 });
+    const filled = await suite.driver.run(hostile, 'cat /tmp/fill.out /tmp/fill.err');
+    const [workspaceStatus, written, homeStatus, ...errors] = filled.split('\n');
+    expect([workspaceStatus, homeStatus]).toEqual(['failed', 'failed']);
+    expect(errors).toEqual(["head: error writing 'standard output': No space left on device", "head: error writing 'standard output': No space left on device"]);
+    expect(Number(written)).toBeGreaterThan(LIMIT_MB * 0.6 * MIB);
+    expect(Number(written)).toBeLessThanOrEqual(LIMIT_MB * MIB);
+    const kept = Number(written) - MIB;
+    // What the host gave the sandbox: its image, sparse, never more than the limit, and the file on it.
+    const image = fs.statSync(path.join(sandboxDir(hostile.id), 'disk.img'));
+    expect(image.size).toBe(LIMIT_MB * MIB);
+    expect(image.blocks * 512).toBeLessThanOrEqual(LIMIT_MB * MIB);
+    expect(fs.statSync(path.join(sandboxDir(hostile.id), 'disk', 'workspace', 'fill')).size).toBe(kept);
+
+    // svc answers and writes (a new session is rows and a sandbox), and that neighbour writes its own workspace.
+    expect((await suite.svc.request('GET', `/v1/projects/${suite.project.id}`)).status).toBe(200);
+    const neighbour = await running(await suite.driver.create());
+    expect(await suite.driver.run(neighbour, 'head -c 10485760 /dev/zero > /workspace/ten && stat -c %s /workspace/ten')).toBe('10485760');
+
+    await suite.driver.run(hostile, 'echo kept > "$HOME/kept.txt"');
+    const stopped = await suite.svc.request('POST', `${sessionRoute(hostile.id)}/stop`);
+    expect(stopped.status, stopped.text).toBe(200);
+    expect(stopped.body.session).toMatchObject({ status: 'stopped', sandbox: { state: 'stopped' } });
+    // No running container, no mount, no loop device: only the image (and the stopped container) stay.
+    expect(await liveTraces(hostile.id)).toEqual([]);
+    expect(fs.existsSync(path.join(sandboxDir(hostile.id), 'disk.img'))).toBe(true);
+
+    expect((await suite.svc.request('POST', `${sessionRoute(hostile.id)}/resume`)).status).toBe(200);
+    hostile = await running(hostile);
+    expect(await suite.driver.run(hostile, 'stat -c %s /workspace/fill; cat "$HOME/kept.txt"; git log -1 --format=%s')).toBe(`${kept}\nkept\nStart`);
+    // Freed space is the sandbox's again.
+    expect(await suite.driver.run(hostile, 'rm /workspace/fill && head -c 10485760 /dev/zero > /workspace/ten && stat -c %s /workspace/ten')).toBe('10485760');
+
+    for (const session of [hostile, neighbour]) {
+      expect((await suite.svc.request('DELETE', sessionRoute(session.id))).status).toBe(204);
+      expect(await dockerTraces(session.id)).toEqual([]);
+      expect(fs.existsSync(sandboxDir(session.id))).toBe(false);
+    }
+  });
+});
