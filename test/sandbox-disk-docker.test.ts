@@ -4,13 +4,16 @@
  * filesystem of its own as large as its disk limit (64 MiB here), a sparse ext4 image svc loop-mounts and
  * binds into the container (docker-disk.ts). An agent writing 100 MiB gets ENOSPC at the limit, in its
  * workspace and its home alike, while svc keeps answering and a neighbour keeps writing. The full sandbox
- * stops without a mount or loop device, resumes with its files, and deleting it leaves nothing.
+ * stops without a mount or loop device, resumes with its files, and deleting it leaves nothing. A disk that a
+ * crash of svc left mounted is unmounted at the next start once its container no longer runs.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { DockerProvider } from '../src/sessions/providers/docker-provider.js';
+import { DockerProvider } from '../src/sessions/providers/docker-provider.js';
+import { SandboxDisks } from '../src/sessions/providers/sandbox-disk.js';
 import { diskSuite, LIMIT_MB, MIB } from './support/disk-suite.js';
+import { diskTraces } from './support/disk-traces.js';
 import { buildSandboxImageOnce, dockerTraces } from './support/docker-traces.js';
 import { poll } from './support/poll.js';
 import type { DrivenSession } from './support/sandbox-driver.js';
@@ -81,5 +84,30 @@ describe(`a docker sandbox's disk on an engine without volume quotas (${testDial
       expect(await dockerTraces(session.id)).toEqual([]);
       expect(fs.existsSync(sandboxDir(session.id))).toBe(false);
     }
+  });
+
+  it("unmounts at start-up the disk a crash of svc left of a sandbox whose container no longer runs, keeping its files, and leaves a running sandbox's disk alone", { timeout: 180_000 }, async () => {
+    const live = await running(await suite.driver.create());
+    // What a crash leaves: the disk of a sandbox whose container is gone still mounted, its loop device attached.
+    const crashed = `crashed-${Date.now()}`;
+    const root = path.join(suite.svc.dataDir, 'sandboxes');
+    const options = { root, image: undefined, memoryMb: 512, cpus: 1, pids: 100, diskMb: LIMIT_MB };
+    try {
+      await new SandboxDisks(root).open(sandboxDir(crashed), LIMIT_MB * MIB);
+      fs.writeFileSync(path.join(sandboxDir(crashed), 'disk', 'workspace', 'kept.txt'), 'kept\n');
+      expect(diskTraces(crashed).map((trace) => trace.split(':')[0])).toEqual(['mount', 'loop']);
+
+      // The next start of svc: its provider prepares on the same data directory and engine.
+      await new DockerProvider(options).prepare();
+      expect(diskTraces(crashed)).toEqual([]);
+      expect(fs.existsSync(path.join(sandboxDir(crashed), 'disk.img'))).toBe(true);
+      expect(diskTraces(live.id).map((trace) => trace.split(':')[0])).toEqual(['mount', 'loop']);
+      expect(await suite.driver.run(live, 'echo alive > /workspace/alive.txt && cat /workspace/alive.txt')).toBe('alive');
+    } finally {
+      await new DockerProvider(options).remove(crashed);
+    }
+    expect(fs.existsSync(sandboxDir(crashed))).toBe(false);
+    expect((await suite.svc.request('DELETE', sessionRoute(live.id))).status).toBe(204);
+    expect(await dockerTraces(live.id)).toEqual([]);
   });
 });

@@ -1,9 +1,9 @@
 /**
- * The disk limit of a bubblewrap sandbox: its writable state (workspace and runtime home) lives on a
- * filesystem of its own, an ext4 image `<dir>/disk.img` loop-mounted at `<dir>/disk` while the sandbox
- * runs. The image is sparse, so a 10 GiB limit costs the host what the sandbox writes, not 10 GiB; a
- * sandbox that writes until the disk is full gets ENOSPC at its limit and the host's disk, svc's data and
- * other sandboxes keep their space.
+ * The disk limit of a bubblewrap sandbox, and of a docker one on an engine without volume quotas
+ * (docker-disk.ts): its writable state (workspace and runtime home) lives on a filesystem of its own, an
+ * ext4 image `<dir>/disk.img` loop-mounted at `<dir>/disk` while the sandbox runs. The image is sparse,
+ * so a 10 GiB limit costs the host what the sandbox writes, not 10 GiB; a sandbox that writes until the
+ * disk is full gets ENOSPC at its limit and the host's disk, svc's data and other sandboxes keep their space.
  *
  * The image is made at first start (mkfs.ext4, e2fsprogs) and kept across stop and resume; stop unmounts
  * it, delete removes it with the sandbox's directory. A larger limit at a later start (the manifest's
