@@ -5,11 +5,13 @@
  * binds into the container (docker-disk.ts). An agent writing 100 MiB gets ENOSPC at the limit, in its
  * workspace and its home alike, while svc keeps answering and a neighbour keeps writing. The full sandbox
  * stops without a mount or loop device, resumes with its files, and deleting it leaves nothing. A disk that a
- * crash of svc left mounted is unmounted at the next start once its container no longer runs.
+ * crash of svc left mounted is unmounted at the next start once its container no longer runs. A sandbox
+ * made with volumes before disk limits keeps them and its files.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DockerEngine } from '../src/sessions/providers/docker-engine.js';
 import { DockerProvider } from '../src/sessions/providers/docker-provider.js';
 import { SandboxDisks } from '../src/sessions/providers/sandbox-disk.js';
 import { diskSuite, LIMIT_MB, MIB } from './support/disk-suite.js';
@@ -21,6 +23,7 @@ import { testDialect } from './support/test-server.js';
 
 const suite = diskSuite('docker', () => buildSandboxImageOnce());
 const { running, sandboxDir, sessionRoute } = suite;
+const provider = () => suite.svc.server.services.sessions.supervisor.provider as DockerProvider;
 const liveTraces = async (sessionId: string) => (await dockerTraces(sessionId)).filter((trace) => !trace.startsWith('files:'));
 
 /** Size of the filesystem at /workspace in a sandbox, in MiB. */
@@ -30,8 +33,7 @@ async function diskSizeMb(session: DrivenSession): Promise<number> {
 
 describe(`a docker sandbox's disk on an engine without volume quotas (${testDialect})`, () => {
   it(`ends an agent writing past its ${LIMIT_MB} MiB with ENOSPC while svc and a neighbour write on; the full sandbox stops without a mount, resumes with its files, and is deleted without a trace`, { timeout: 300_000 }, async () => {
-    const provider = suite.svc.server.services.sessions.supervisor.provider as DockerProvider;
-    expect(provider.disks.kind, `this engine has volume quotas or svc cannot mount for it: ${provider.withoutDiskLimit}`).toBe('own-disk');
+    expect(provider().disks.kind, `this engine has volume quotas or svc cannot mount for it: ${provider().withoutDiskLimit}`).toBe('own-disk');
     let hostile = await running(await suite.driver.create());
     const sizeMb = await diskSizeMb(hostile);
     expect(sizeMb).toBeLessThanOrEqual(LIMIT_MB);
@@ -109,5 +111,32 @@ describe(`a docker sandbox's disk on an engine without volume quotas (${testDial
     expect(fs.existsSync(sandboxDir(crashed))).toBe(false);
     expect((await suite.svc.request('DELETE', sessionRoute(live.id))).status).toBe(204);
     expect(await dockerTraces(live.id)).toEqual([]);
+  });
+
+  it('keeps a sandbox made with volumes (before disk limits) on its volumes, with its files', { timeout: 180_000 }, async () => {
+    let session = await running(await suite.driver.create());
+    const stopped = await suite.svc.request('POST', `${sessionRoute(session.id)}/stop`);
+    expect(stopped.status, stopped.text).toBe(200);
+    // The layout of a sandbox made before disk limits: its workspace and home in two volumes, no disk of its own.
+    const engine = new DockerEngine();
+    const filter = encodeURIComponent(JSON.stringify({ label: [`svc.session=${session.id}`] }));
+    const [listed] = (await engine.expect([200], 'GET', `/containers/json?all=1&filters=${filter}`)).body as Array<{ Names: string[] }>;
+    const container = (listed?.Names[0] ?? '').replace(/^\//, '');
+    await engine.expect([204], 'DELETE', `/containers/${container}?force=1`);
+    fs.rmSync(sandboxDir(session.id), { recursive: true });
+    for (const [volume, content] of [['workspace', 'old workspace'], ['home', 'old home']]) {
+      const name = `${container}-${volume}`;
+      await engine.expect([201], 'POST', '/volumes/create', { Name: name, Labels: { 'svc.session': session.id } });
+      const mountpoint = ((await engine.expect([200], 'GET', `/volumes/${name}`)).body as { Mountpoint: string }).Mountpoint;
+      fs.writeFileSync(path.join(mountpoint, 'old.txt'), `${content}\n`);
+    }
+
+    expect((await suite.svc.request('POST', `${sessionRoute(session.id)}/resume`)).status).toBe(200);
+    session = await running(session);
+    expect(await suite.driver.run(session, 'cat /workspace/old.txt "$HOME/old.txt"')).toBe('old workspace\nold home');
+    expect(fs.existsSync(path.join(sandboxDir(session.id), 'disk.img'))).toBe(false);
+    expect(diskTraces(session.id)).toEqual([]);
+    expect((await suite.svc.request('DELETE', sessionRoute(session.id))).status).toBe(204);
+    expect(await dockerTraces(session.id)).toEqual([]);
   });
 });
