@@ -6,9 +6,11 @@
  * workspace and its home alike, while svc keeps answering and a neighbour keeps writing. The full sandbox
  * stops without a mount or loop device, resumes with its files, and deleting it leaves nothing. A disk that a
  * crash of svc left mounted is unmounted at the next start once its container no longer runs. A sandbox
- * made with volumes before disk limits keeps them and its files.
+ * made with volumes before disk limits keeps them and its files; an engine on another machine gets no disk
+ * of svc's and a one-line warning.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DockerEngine } from '../src/sessions/providers/docker-engine.js';
@@ -33,7 +35,7 @@ async function diskSizeMb(session: DrivenSession): Promise<number> {
 
 describe(`a docker sandbox's disk on an engine without volume quotas (${testDialect})`, () => {
   it(`ends an agent writing past its ${LIMIT_MB} MiB with ENOSPC while svc and a neighbour write on; the full sandbox stops without a mount, resumes with its files, and is deleted without a trace`, { timeout: 300_000 }, async () => {
-    expect(provider().disks.kind, `this engine has volume quotas or svc cannot mount for it: ${provider().withoutDiskLimit}`).toBe('own-disk');
+    expect(provider().disks.kind, `this engine has volume quotas or svc cannot mount for it: ${provider().disks.withoutDiskLimit}`).toBe('own-disk');
     let hostile = await running(await suite.driver.create());
     const sizeMb = await diskSizeMb(hostile);
     expect(sizeMb).toBeLessThanOrEqual(LIMIT_MB);
@@ -138,5 +140,29 @@ describe(`a docker sandbox's disk on an engine without volume quotas (${testDial
     expect(diskTraces(session.id)).toEqual([]);
     expect((await suite.svc.request('DELETE', sessionRoute(session.id))).status).toBe(204);
     expect(await dockerTraces(session.id)).toEqual([]);
+  });
+
+  it('keeps the one-line warning for an engine on another machine, which cannot limit a volume: svc mounts nothing for it', { timeout: 60_000 }, async () => {
+    // An engine svc takes for another machine's: DOCKER_HOST=tcp:// on an address other than 127.0.0.1 or
+    // localhost (here 127.0.0.2, still this machine's loopback, so the engine is not exposed), passed on to
+    // the real engine's socket.
+    const proxy = net.createServer((client) => {
+      const engine = net.connect('/var/run/docker.sock');
+      for (const socket of [client, engine]) socket.on('error', () => undefined);
+      client.pipe(engine).pipe(client);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.2', resolve));
+    const previous = process.env.DOCKER_HOST;
+    process.env.DOCKER_HOST = `tcp://127.0.0.2:${(proxy.address() as net.AddressInfo).port}`;
+    try {
+      const remote = new DockerProvider({ root: path.join(suite.svc.dataDir, 'sandboxes'), image: undefined, memoryMb: 512, cpus: 1, pids: 100, diskMb: LIMIT_MB });
+      await remote.prepare();
+      expect(remote.disks.kind).toBe('unlimited');
+      expect(remote.disks.withoutDiskLimit).toMatch(/^the engine at tcp:\/\/127\.0\.0\.2:\d+ cannot limit a volume's size \(.+\); it can where its data root is on XFS mounted with pquota$/);
+    } finally {
+      if (previous === undefined) delete process.env.DOCKER_HOST;
+      else process.env.DOCKER_HOST = previous;
+      proxy.close();
+    }
   });
 });

@@ -58,11 +58,6 @@ export class DockerProvider implements SandboxProvider {
     this.disks = new DockerDisks(this.engine, { root: options.root, owner: this.owner });
   }
 
-  /** Why sandboxes run without a disk limit on this engine; null when they have one. */
-  get withoutDiskLimit(): string | null {
-    return this.disks.withoutDiskLimit;
-  }
-
   private containerName(sessionId: string): string {
     return `svc-${this.owner}-${sessionId}`;
   }
