@@ -99,7 +99,7 @@ export interface SessionsConfig {
   cpus: number;
   /** Processes and threads one sandbox may hold (bubblewrap: its cgroup's pids.max; docker: PidsLimit). */
   pids: number;
-  /** The size of each sandbox's writable state (bubblewrap: its disk image; docker: its volumes where the engine can limit them). */
+  /** The size of each sandbox's writable state (bubblewrap: its disk image; docker: its volumes where the engine can limit them, else its disk image). */
   diskMb: number;
   /** The most a project's manifest may ask for each sandbox; the merge gate refuses more. */
   maxMemoryMb: number;

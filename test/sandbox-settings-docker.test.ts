@@ -2,8 +2,9 @@
  * A project's `sandbox:` settings on the docker provider: the container the engine runs has the manifest's
  * memory, CPU and process limits, and is made from the project's Dockerfile built on svc's image (a file it
  * adds is there inside); a Dockerfile that does not build on svc's image fails the session with the fix.
- * Its disk setting sizes the sandbox's volumes where the engine can limit a volume (XFS with pquota), and
- * where it cannot the provider says why and the volumes are made without a size.
+ * Its disk setting sizes the sandbox's volumes where the engine can limit a volume (XFS with pquota), else
+ * the sandbox's own disk that svc mounts for an engine on this machine (docker-disk.ts), seen at
+ * /workspace and /opt/svc/home as a filesystem of that size; elsewhere the provider says why there is none.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerEngine } from '../src/sessions/providers/docker-engine.js';
@@ -76,15 +77,24 @@ describe(`sandbox settings on the docker provider (${testDialect})`, () => {
     // The kernel's view from inside: the memory limit the container runs under.
     expect(await exec(container.Id, ['cat', '/sys/fs/cgroup/memory/memory.limit_in_bytes'])).toBe(String(768 * 1024 * 1024));
 
-    // The disk limit is the volumes' size, on an engine that can limit one; this engine's answer decides which.
-    const volumes = container.Mounts.filter((mount) => mount.Type === 'volume').map((mount) => mount.Destination).sort();
-    expect(volumes).toEqual(['/opt/svc/home', '/workspace']);
-    const withoutDiskLimit = (svc.server.services.sessions.supervisor.provider as DockerProvider).withoutDiskLimit;
-    for (const mount of container.Mounts.filter((each) => each.Type === 'volume')) {
-      const options = ((await engine.expect([200], 'GET', `/volumes/${mount.Name}`)).body as { Options: Record<string, string> | null }).Options ?? {};
-      expect(options).toEqual(withoutDiskLimit === null ? { size: String(1024 ** 3) } : {});
+    // The disk limit: the volumes' size on an engine that can limit one, else a disk of the sandbox's own
+    // mounted by svc; this engine's answer decides which.
+    const { kind, withoutDiskLimit } = (svc.server.services.sessions.supervisor.provider as DockerProvider).disks;
+    const mounts = container.Mounts.filter((mount) => mount.Destination === '/workspace' || mount.Destination === '/opt/svc/home');
+    expect(mounts.map((mount) => mount.Destination).sort()).toEqual(['/opt/svc/home', '/workspace']);
+    expect(mounts.map((mount) => mount.Type)).toEqual(kind === 'own-disk' ? ['bind', 'bind'] : ['volume', 'volume']);
+    if (kind === 'own-disk') {
+      const [size, device] = (await exec(container.Id, ['sh', '-c', 'df -k --output=size,source /workspace | tail -1; df --output=source /opt/svc/home | tail -1'])).split(/\s+/);
+      expect(Number(size) / 1024).toBeGreaterThan(1024 * 0.9);
+      expect(Number(size) / 1024).toBeLessThanOrEqual(1024);
+      expect(device).toMatch(/^\/dev\/loop\d+$/);
     }
-    if (withoutDiskLimit !== null) expect(withoutDiskLimit).toMatch(/^the engine at \S+ cannot limit a volume's size \(.+\); it can where its data root is on XFS mounted with pquota$/);
+    for (const mount of mounts.filter((each) => each.Type === 'volume')) {
+      const options = ((await engine.expect([200], 'GET', `/volumes/${mount.Name}`)).body as { Options: Record<string, string> | null }).Options ?? {};
+      expect(options).toEqual(kind === 'volume-size' ? { size: String(1024 ** 3) } : {});
+    }
+    if (kind === 'unlimited') expect(withoutDiskLimit).toMatch(/^the engine at \S+ cannot limit a volume's size \(.+\); it can where its data root is on XFS mounted with pquota/);
+    else expect(withoutDiskLimit).toBeNull();
   }, 900_000);
 
   it("fails the session, saying what to write, when the Dockerfile does not build on svc's image", async () => {

@@ -1,6 +1,7 @@
 /** What the host shows of a bubblewrap sandbox: its network namespace, its link, its firewall rules, its pids cgroup, its disk's mount and loop device. */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { diskTraces } from './disk-traces.js';
 
 export function bubblewrapTraces(sessionId: string): string[] {
   const namespaces = execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(sessionId)).map((line) => `namespace: ${line}`);
@@ -8,7 +9,5 @@ export function bubblewrapTraces(sessionId: string): string[] {
   const rules = ['filter', 'nat'].flatMap((table) => execFileSync('iptables', ['-w', '10', '-t', table, '-S'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(sessionId)).map((line) => `rule: ${line}`));
   const cgroupRoot = ['/sys/fs/cgroup/pids', '/sys/fs/cgroup'].find((dir) => fs.existsSync(`${dir}/cgroup.procs`));
   const cgroups = (cgroupRoot ? fs.readdirSync(cgroupRoot) : []).filter((name) => name.includes(sessionId)).map((name) => `cgroup: ${cgroupRoot}/${name}`);
-  const mounts = fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((line) => line.includes(sessionId)).map((line) => `mount: ${line}`);
-  const loops = execFileSync('losetup', ['--list', '--noheadings', '--raw', '--output', 'NAME,BACK-FILE'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(sessionId)).map((line) => `loop: ${line}`);
-  return [...namespaces, ...links, ...rules, ...cgroups, ...mounts, ...loops];
+  return [...namespaces, ...links, ...rules, ...cgroups, ...diskTraces(sessionId)];
 }

@@ -1,6 +1,10 @@
-/** What a Docker engine keeps of a docker sandbox (its container, running or only its files, and its volumes), and its image. */
+/**
+ * What a Docker engine keeps of a docker sandbox (its container, running or only its files, and its volumes)
+ * and what the host does of its own disk where it has one (mount, loop device), and the sandbox image.
+ */
 import { DockerEngine } from '../../src/sessions/providers/docker-engine.js';
 import { buildSandboxImage } from '../../src/sessions/providers/sandbox-image.js';
+import { diskTraces } from './disk-traces.js';
 
 export async function dockerTraces(sessionId: string, engine = new DockerEngine()): Promise<string[]> {
   const filter = encodeURIComponent(JSON.stringify({ label: [`svc.session=${sessionId}`] }));
@@ -10,6 +14,7 @@ export async function dockerTraces(sessionId: string, engine = new DockerEngine(
     // A stopped sandbox keeps its container (its files): only a running one, or any after delete, is a trace.
     ...containers.map((container) => `${container.State === 'running' ? 'running' : 'files:'} container ${container.Names.join(',')}`),
     ...volumes.filter((volume) => volume.Name.includes(sessionId)).map((volume) => `files: volume ${volume.Name}`),
+    ...diskTraces(sessionId),
   ];
 }
 

@@ -1,18 +1,17 @@
 /**
  * The `docker` provider (contract §6): each sandbox is a container of the image `svc sandbox image build`
  * made, created through the Docker Engine API (DOCKER_HOST honoured). Its root filesystem is read-only;
- * `/workspace` and `/opt/svc/home` are volumes of its own, so stop keeps them and delete removes them.
+ * `/workspace` and `/opt/svc/home` are its own (volumes, or a disk svc mounts), so stop keeps them and
+ * delete removes them.
  * Containers get memory, CPU and process limits, no capabilities and no new privileges, and share one
  * network of svc's on which they cannot reach each other. On an engine on this machine, svc adds rules
  * so that the network reaches svc's port on the host and nothing else of it, nor link-local addresses.
  *
  * Disk: the root filesystem is read-only, so the container's own layer takes nothing and a size limit on it
- * (`HostConfig.StorageOpt.size`) would limit nothing; what a sandbox writes goes to its two volumes (and
- * /tmp, a tmpfs of 512 MiB). Each volume is created with the local driver's `size` option, which the engine
- * applies as an XFS project quota: only where its data root is on XFS mounted with `pquota`. `prepare`
- * finds out once with a probe volume and otherwise says, in one line, that sandboxes run without a disk
- * limit. Docker cannot change a volume's options, so a volume keeps the size it was made with: a larger
- * `sandbox.disk` applies to new sessions.
+ * (`HostConfig.StorageOpt.size`) would limit nothing; what a sandbox writes goes to `/workspace` and
+ * `/opt/svc/home` (and /tmp, a tmpfs of 512 MiB). Those are two volumes with a size where the engine has
+ * volume quotas, else a disk of the sandbox's own that svc mounts on this machine, else (an engine
+ * elsewhere) two volumes without a limit, said in one line at start (docker-disk.ts).
  *
  * A project's manifest may set the limits (`sandbox:`) and name a Dockerfile built on top of the image
  * (project-image.ts); both are read again at every boot.
@@ -23,6 +22,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { DAEMON_PORT } from '../environment.js';
+import { DockerDisks, type DockerMount } from './docker-disk.js';
 import { DockerEngine } from './docker-engine.js';
 import type { SandboxProvider, SandboxStart, StartedSandbox } from './provider.js';
 import { ensureProjectImage } from './project-image.js';
@@ -41,7 +41,7 @@ export interface DockerProviderOptions {
   cpus: number;
   /** Processes and threads one container may hold. */
   pids: number;
-  /** Each of a sandbox's two volumes at most, where the engine can limit a volume. */
+  /** A sandbox's workspace and home at most (each of its two volumes, where the engine limits volumes). */
   diskMb: number;
 }
 
@@ -51,19 +51,15 @@ export class DockerProvider implements SandboxProvider {
   private readonly engine = new DockerEngine();
   private readonly owner: string;
   private image = '';
-  /** Why volumes cannot be limited on this engine; null when they can. */
-  withoutDiskLimit: string | null = null;
+  readonly disks: DockerDisks;
 
   constructor(private readonly options: DockerProviderOptions) {
     this.owner = createHash('sha256').update(path.resolve(options.root)).digest('hex').slice(0, 6);
+    this.disks = new DockerDisks(this.engine, { root: options.root, owner: this.owner });
   }
 
   private containerName(sessionId: string): string {
     return `svc-${this.owner}-${sessionId}`;
-  }
-
-  private volumes(sessionId: string): { workspace: string; home: string } {
-    return { workspace: `${this.containerName(sessionId)}-workspace`, home: `${this.containerName(sessionId)}-home` };
   }
 
   async prepare(): Promise<void> {
@@ -87,30 +83,7 @@ export class DockerProvider implements SandboxProvider {
         Labels: { 'svc.sandbox.network': '1' },
       });
     }
-    this.withoutDiskLimit = await this.volumeSizeUnsupported();
-    if (this.withoutDiskLimit) process.stderr.write(`svc: SVC_SANDBOX_PROVIDER=docker runs sandboxes without disk limits: ${this.withoutDiskLimit}\n`);
-  }
-
-  /** A small volume with a size asked for and removed again: the engine refuses it where it has no quota. */
-  private async volumeSizeUnsupported(): Promise<string | null> {
-    const probe = `svc-${this.owner}-disk-probe`;
-    const created = await this.engine.request('POST', '/volumes/create', { Name: probe, DriverOpts: { size: '64M' }, Labels: { 'svc.sandbox.owner': this.owner } });
-    await this.engine.request('DELETE', `/volumes/${probe}?force=1`);
-    if (created.status === 201) return null;
-    const message = (created.body as { message?: string } | null)?.message ?? created.text.slice(0, 300);
-    return `the engine at ${this.engine.address} cannot limit a volume's size (${message}); it can where its data root is on XFS mounted with pquota`;
-  }
-
-  /** The sandbox's volumes, made with their size limit where the engine can limit them (first boot only). */
-  private async ensureVolumes(sessionId: string, diskBytes: number): Promise<void> {
-    for (const volume of Object.values(this.volumes(sessionId))) {
-      if ((await this.engine.request('GET', `/volumes/${volume}`)).status === 200) continue;
-      await this.engine.expect([201], 'POST', '/volumes/create', {
-        Name: volume,
-        DriverOpts: this.withoutDiskLimit ? {} : { size: String(diskBytes) },
-        Labels: { 'svc.sandbox.owner': this.owner, 'svc.session': sessionId },
-      });
-    }
+    await this.disks.prepare(this.image);
   }
 
   /** svc's URL as a container reaches it: an engine on this machine reaches a loopback svc through the network's gateway. */
@@ -142,8 +115,20 @@ export class DockerProvider implements SandboxProvider {
     const env = await this.routeToSvc({ ...sandbox.env, HOME: '/opt/svc/home' });
     const image = sandbox.settings?.image ? await ensureProjectImage(this.engine, this.image, sandbox.settings.image, NETWORK) : this.image;
     const memory = sandbox.settings?.limits.memoryBytes ?? this.options.memoryMb * 1024 * 1024;
-    const volumes = this.volumes(sandbox.sessionId);
-    await this.ensureVolumes(sandbox.sessionId, sandbox.settings?.limits.diskBytes ?? this.options.diskMb * 1024 * 1024);
+    const mounts = await this.disks.open(sandbox.sessionId, sandbox.settings?.limits.diskBytes ?? this.options.diskMb * 1024 * 1024);
+    try {
+      await this.create(sandbox, { name, image, env, memory, mounts });
+      await this.engine.expect([204, 304], 'POST', `/containers/${name}/start`);
+    } catch (error) {
+      // A sandbox that did not start holds no mount until its next start.
+      await this.disks.close(sandbox.sessionId).catch(() => undefined);
+      throw error;
+    }
+    const inspected = await this.engine.expect([200], 'GET', `/containers/${name}/json`);
+    return { ref: name, daemonUrl: this.daemonUrl(inspected.body) };
+  }
+
+  private async create(sandbox: SandboxStart, { name, image, env, memory, mounts }: { name: string; image: string; env: Record<string, string>; memory: number; mounts: DockerMount[] }): Promise<void> {
     await this.engine.expect([201], 'POST', `/containers/create?name=${name}`, {
       Image: image,
       Hostname: 'sandbox',
@@ -155,10 +140,7 @@ export class DockerProvider implements SandboxProvider {
         Init: true,
         ReadonlyRootfs: true,
         Tmpfs: { '/tmp': 'rw,nosuid,size=512m', '/run': 'rw,nosuid,size=16m' },
-        Mounts: [
-          { Type: 'volume', Source: volumes.workspace, Target: '/workspace' },
-          { Type: 'volume', Source: volumes.home, Target: '/opt/svc/home' },
-        ],
+        Mounts: mounts,
         // Swap as large as memory: no swap, so `memory: 2g` in the manifest is 2 GiB and not 4.
         Memory: memory,
         MemorySwap: memory,
@@ -170,9 +152,6 @@ export class DockerProvider implements SandboxProvider {
         PortBindings: this.engine.local ? {} : { [`${DAEMON_PORT}/tcp`]: [{ HostPort: '' }] },
       },
     });
-    await this.engine.expect([204, 304], 'POST', `/containers/${name}/start`);
-    const inspected = await this.engine.expect([200], 'GET', `/containers/${name}/json`);
-    return { ref: name, daemonUrl: this.daemonUrl(inspected.body) };
   }
 
   private daemonUrl(container: { NetworkSettings?: { Networks?: Record<string, { IPAddress?: string }>; Ports?: Record<string, Array<{ HostPort: string }> | null> } }): string {
@@ -182,12 +161,19 @@ export class DockerProvider implements SandboxProvider {
   }
 
   async stop(sessionId: string): Promise<void> {
-    await this.engine.expect([204, 304, 404], 'POST', `/containers/${this.containerName(sessionId)}/stop?t=${STOP_GRACE_S}`, undefined, { timeoutMs: (STOP_GRACE_S + 30) * 1000 });
+    try {
+      await this.engine.expect([204, 304, 404], 'POST', `/containers/${this.containerName(sessionId)}/stop?t=${STOP_GRACE_S}`, undefined, { timeoutMs: (STOP_GRACE_S + 30) * 1000 });
+    } finally {
+      // After the container: nothing of it writes to the disk any more. Also when the engine does not
+      // answer: a container that still runs keeps its own mount of the disk, and the kernel frees the disk
+      // when that container ends; svc's mount goes so that a stopped session holds nothing on the host.
+      await this.disks.close(sessionId);
+    }
   }
 
   async remove(sessionId: string): Promise<void> {
     await this.engine.expect([204, 404], 'DELETE', `/containers/${this.containerName(sessionId)}?force=1&v=1`);
-    for (const volume of Object.values(this.volumes(sessionId))) await this.engine.expect([204, 404], 'DELETE', `/volumes/${volume}?force=1`);
+    await this.disks.remove(sessionId);
   }
 
   async isAlive(sessionId: string): Promise<boolean> {

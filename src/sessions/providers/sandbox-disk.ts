@@ -1,9 +1,9 @@
 /**
- * The disk limit of a bubblewrap sandbox: its writable state (workspace and runtime home) lives on a
- * filesystem of its own, an ext4 image `<dir>/disk.img` loop-mounted at `<dir>/disk` while the sandbox
- * runs. The image is sparse, so a 10 GiB limit costs the host what the sandbox writes, not 10 GiB; a
- * sandbox that writes until the disk is full gets ENOSPC at its limit and the host's disk, svc's data and
- * other sandboxes keep their space.
+ * The disk limit of a bubblewrap sandbox, and of a docker one on an engine without volume quotas
+ * (docker-disk.ts): its writable state (workspace and runtime home) lives on a filesystem of its own, an
+ * ext4 image `<dir>/disk.img` loop-mounted at `<dir>/disk` while the sandbox runs. The image is sparse,
+ * so a 10 GiB limit costs the host what the sandbox writes, not 10 GiB; a sandbox that writes until the
+ * disk is full gets ENOSPC at its limit and the host's disk, svc's data and other sandboxes keep their space.
  *
  * The image is made at first start (mkfs.ext4, e2fsprogs) and kept across stop and resume; stop unmounts
  * it, delete removes it with the sandbox's directory. A larger limit at a later start (the manifest's
@@ -61,14 +61,22 @@ function mounts(): Mount[] {
     });
 }
 
-/** Loop devices and the files behind them (`(deleted)` dropped: a removed image still holds its device). */
-async function loopDevices(): Promise<Array<{ device: string; file: string }>> {
-  const listed = await runProcess('losetup', ['--list', '--noheadings', '--raw', '--output', 'NAME,BACK-FILE']);
-  return listed.stdout
-    .split('\n')
-    .map((line) => /^(\S+) (.+)$/.exec(line))
-    .filter((match): match is RegExpExecArray => match !== null)
-    .map((match) => ({ device: match[1]!, file: unescapeMountField(match[2]!).replace(/ \(deleted\)$/, '') }));
+/**
+ * Loop devices and the files behind them, as the kernel shows them in sysfs (read, not a `losetup` run:
+ * no process per look). A removed image still holds its device; its `(deleted)` is dropped.
+ */
+function loopDevices(): Array<{ device: string; file: string }> {
+  const devices: Array<{ device: string; file: string }> = [];
+  for (const name of fs.readdirSync('/sys/block')) {
+    if (!/^loop\d+$/.test(name)) continue;
+    try {
+      const file = fs.readFileSync(`/sys/block/${name}/loop/backing_file`, 'utf8').replace(/\n$/, '');
+      devices.push({ device: `/dev/${name}`, file: file.replace(/ \(deleted\)$/, '') });
+    } catch {
+      // Not attached: the kernel has no loop/ folder for a free device.
+    }
+  }
+  return devices;
 }
 
 export function formatMib(bytes: number): string {
@@ -173,7 +181,7 @@ export class SandboxDisks {
    * it to the next start: its filesystem must not change under a mounted one.
    */
   private async grow(image: string, bytes: number): Promise<void> {
-    if ((await loopDevices()).some((loop) => loop.file === image)) return;
+    if (loopDevices().some((loop) => loop.file === image)) return;
     const checked = await runProcess('e2fsck', ['-f', '-p', image], { timeoutMs: 600_000 });
     // 1 and 2: problems found and fixed; anything above is a filesystem e2fsck could not repair.
     if (checked.code > 2) throw new Error(`the sandbox's disk ${image} has errors e2fsck could not repair: ${checked.stdout.trim().slice(-500)}`);
@@ -201,11 +209,13 @@ export class SandboxDisks {
       // Gone already, or still mounted here (the lazy unmount's fallback leaves it detached anyway).
     }
     const image = path.join(directory, IMAGE);
-    const deadline = Date.now() + RELEASE_WAIT_MS;
-    let attached = (await loopDevices()).filter((loop) => loop.file === image);
-    while (attached.length > 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      attached = (await loopDevices()).filter((loop) => loop.file === image);
+    // The kernel frees the device as the last mount of its filesystem goes, so it is usually gone by now;
+    // only a copy of the mount still held (a process of the sandbox not yet reaped) makes it wait, and then
+    // each look is a read of sysfs, at growing intervals.
+    let attached = loopDevices().filter((loop) => loop.file === image);
+    for (let waitMs = 5, deadline = Date.now() + RELEASE_WAIT_MS; attached.length > 0 && Date.now() < deadline; waitMs = Math.min(waitMs * 2, 200)) {
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      attached = loopDevices().filter((loop) => loop.file === image);
     }
     // Still held: detached as soon as its last user lets go (autoclear), and found at the next start.
     for (const loop of attached) await runProcess('losetup', ['--detach', loop.device]);
@@ -233,7 +243,7 @@ export class SandboxDisks {
       }
     }
     const mounted = new Set(mounts().map((mount) => mount.source));
-    for (const loop of await loopDevices()) {
+    for (const loop of loopDevices()) {
       if (!loop.file.startsWith(prefix) || mounted.has(loop.device)) continue;
       const sessionId = loop.file.slice(prefix.length).split(path.sep)[0] ?? '';
       if (!running.has(sessionId)) await runProcess('losetup', ['--detach', loop.device]);
