@@ -23,7 +23,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { DAEMON_PORT } from '../environment.js';
-import { DockerEngine } from './docker-engine.js';
+import { DockerEngine, EngineUnreachableError } from './docker-engine.js';
 import type { SandboxProvider, SandboxStart, StartedSandbox } from './provider.js';
 import { ensureProjectImage } from './project-image.js';
 import { imageExists, sandboxImageTag } from './sandbox-image.js';
@@ -135,6 +135,16 @@ export class DockerProvider implements SandboxProvider {
   }
 
   async start(sandbox: SandboxStart): Promise<StartedSandbox> {
+    try {
+      return await this.startContainer(sandbox);
+    } catch (error) {
+      // The session's `error` says this; once the engine answers again, resuming is all it takes.
+      if (error instanceof EngineUnreachableError) throw new EngineUnreachableError(`${error.message}, then resume the session.`);
+      throw error;
+    }
+  }
+
+  private async startContainer(sandbox: SandboxStart): Promise<StartedSandbox> {
     const name = this.containerName(sandbox.sessionId);
     const existing = await this.engine.request('GET', `/containers/${name}/json`);
     if (existing.status === 200 && existing.body.State?.Running) return { ref: name, daemonUrl: this.daemonUrl(existing.body) };
