@@ -84,8 +84,8 @@ async function deleteWithoutTrace(sessionId: string): Promise<void> {
 }
 
 describe(`a real Docker engine restarted under svc (${testDialect})`, () => {
-  it('fails the session of an engine that was killed, saying so, answers meanwhile, leaves nothing running once the engine is back, and resumes it with its files', { timeout: 120_000 }, async () => {
-    const session = await runningWithFile();
+  it('fails the sessions of an engine that was killed, saying so, answers meanwhile (create, resume and delete too), leaves nothing once the engine is back but the files a resume needs, and resumes with its files', { timeout: 120_000 }, async () => {
+    const [session, doomed] = await Promise.all([runningWithFile(), driver.create().then(running)]);
     await engine!.stop('SIGKILL');
     let createdWhileDown: DrivenSession | undefined;
     try {
@@ -101,9 +101,13 @@ describe(`a real Docker engine restarted under svc (${testDialect})`, () => {
       // So does resuming one while the engine is down.
       expect((await svc!.request('POST', `${base()}/${session.id}/resume`)).status).toBe(200);
       expect((await failed(session)).error).toMatch(refusal);
+      // A session deleted now is deleted; its sandbox goes once the engine answers again.
+      expect((await svc!.request('DELETE', `${base()}/${doomed.id}`)).status).toBe(204);
+      expect((await driver.sessionOf(doomed.id)).sandbox.state).toBe('archived');
     } finally {
       await engine!.start();
     }
+    await poll('the deleted session\'s sandbox is removed', () => dockerTraces(doomed.id, engine!.engine), (traces) => traces.length === 0, { withinMs: 15_000 });
     await expectOnlyFilesKept(session.id);
     await resumesWithFile(session);
     // The one that never booted starts now.
