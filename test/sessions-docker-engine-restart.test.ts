@@ -19,7 +19,7 @@ import { sandboxDriver, type DrivenSession, type SandboxDriver } from './support
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
 const mainEngine = new DockerEngine();
-const ENGINE_DOWN = /^The Docker engine at tcp:\/\/10\.219\.\S+ does not answer, so the sandbox is not running \(the engine stopped or restarted\)\. Resume the session to start it again with its files\.$/;
+const ENGINE_DOWN = /^The Docker engine at tcp:\/\/10\.219\.\S+ does not answer \(it stopped, crashed or is restarting\), so svc cannot manage the sandbox's container any more\. Resume the session to start it again with its files\.$/;
 
 let engine: PrivateEngine | undefined;
 let svc: TestServer | undefined;
@@ -87,6 +87,8 @@ describe(`a real Docker engine restarted under svc (${testDialect})`, () => {
   it('fails the sessions of an engine that was killed, saying so, answers meanwhile (create, resume and delete too), leaves nothing once the engine is back but the files a resume needs, and resumes with its files', { timeout: 120_000 }, async () => {
     const [session, doomed] = await Promise.all([runningWithFile(), driver.create().then(running)]);
     await engine!.stop('SIGKILL');
+    // The containers outlive a crashed engine (until it starts again), which is why svc's error does not say the sandbox ended.
+    expect(engine!.containerProcesses().length).toBeGreaterThan(0);
     let createdWhileDown: DrivenSession | undefined;
     try {
       const ended = await failed(session);

@@ -195,6 +195,8 @@ export class PrivateEngine {
         // Reached only through the private link; without it dockerd waits 15 s to warn about plain TCP.
         '--tls=false',
         '--bridge=none',
+        // The same driver everywhere, so that `--cgroup-parent` is a plain folder (systemd's driver wants a slice).
+        '--exec-opt=native.cgroupdriver=cgroupfs',
         `--cgroup-parent=${this.name}`,
       ],
       { detached: true, stdio: ['ignore', log, log] },

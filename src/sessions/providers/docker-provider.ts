@@ -209,7 +209,8 @@ export class DockerProvider implements SandboxProvider {
     const name = this.containerName(sessionId);
     const inspected = await this.engine.request('GET', `/containers/${name}/json`, undefined, { timeoutMs: 5_000 }).catch(() => null);
     const resume = 'Resume the session to start it again with its files.';
-    if (!inspected || inspected.status >= 500) return `The Docker engine at ${this.engine.address} does not answer, so the sandbox is not running (the engine stopped or restarted). ${resume}`;
+    // Not "the sandbox is not running": an engine that crashed leaves its containers running until it starts again.
+    if (!inspected || inspected.status >= 500) return `The Docker engine at ${this.engine.address} does not answer (it stopped, crashed or is restarting), so svc cannot manage the sandbox's container any more. ${resume}`;
     if (inspected.status === 404) return `The sandbox's container ${name} is gone from the Docker engine (removed outside svc). ${resume}`;
     const state = inspected.body.State as { OOMKilled?: boolean; ExitCode?: number; FinishedAt?: string; Status?: string } | undefined;
     if (state?.OOMKilled) return `The sandbox ran out of memory (its limit is ${this.options.memoryMb} MiB, SVC_SANDBOX_MEMORY_MB) and its container was killed. ${resume}`;
