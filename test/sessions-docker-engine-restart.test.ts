@@ -25,6 +25,15 @@ let engine: PrivateEngine | undefined;
 let svc: TestServer | undefined;
 let projectId: string;
 let driver: SandboxDriver;
+/** A second svc on the same engine that checks its sandboxes only every 10 minutes: a request reaches its sandbox before svc has noticed the engine went. */
+let unwatching: { svc: TestServer; projectId: string; driver: SandboxDriver } | undefined;
+
+async function startSvc(watchIntervalMs: number): Promise<{ svc: TestServer; projectId: string; driver: SandboxDriver }> {
+  const started = await startTestServer({ host: engine!.hostAddress, env: { SVC_SANDBOX_PROVIDER: 'docker', SVC_SANDBOX_WATCH_INTERVAL_MS: String(watchIntervalMs), SVC_SANDBOX_BOOT_TIMEOUT_MS: '20000' } });
+  const created = await started.request('POST', '/v1/projects', { body: { name: `Engine restart ${Date.now()}` } });
+  await pushStarterRepository(created.body.project.clone_url, started.adminToken);
+  return { svc: started, projectId: created.body.project.id as string, driver: sandboxDriver(started, created.body.project.id as string, 'docker') };
+}
 
 beforeAll(async () => {
   await buildSandboxImageOnce(mainEngine);
@@ -32,17 +41,13 @@ beforeAll(async () => {
   await engine.loadImage(sandboxImageTag(), mainEngine);
   // The provider reads DOCKER_HOST when svc starts, in this process.
   process.env.DOCKER_HOST = engine.address;
-  svc = await startTestServer({ host: engine.hostAddress, env: { SVC_SANDBOX_PROVIDER: 'docker', SVC_SANDBOX_WATCH_INTERVAL_MS: '100', SVC_SANDBOX_BOOT_TIMEOUT_MS: '20000' } });
-  const created = await svc.request('POST', '/v1/projects', { body: { name: `Engine restart ${Date.now()}` } });
-  projectId = created.body.project.id as string;
-  driver = sandboxDriver(svc, projectId, 'docker');
-  await pushStarterRepository(created.body.project.clone_url, svc.adminToken);
+  [{ svc, projectId, driver }, unwatching] = await Promise.all([startSvc(100), startSvc(600_000)]);
 }, 300_000);
 
 afterAll(async () => {
   // svc first, while the engine answers, so it removes its sandboxes; then the engine with whatever is left.
   if (engine && !(await engine.answers())) await engine.start().catch(() => undefined);
-  await svc?.close();
+  await Promise.all([svc?.close(), unwatching?.svc.close()]);
   await engine?.remove();
   removeTempDirs();
 }, 120_000);
@@ -84,8 +89,13 @@ async function deleteWithoutTrace(sessionId: string): Promise<void> {
 }
 
 describe(`a real Docker engine restarted under svc (${testDialect})`, () => {
-  it('fails the sessions of an engine that was killed, saying so, answers meanwhile (create, resume and delete too), leaves nothing once the engine is back but the files a resume needs, and resumes with its files', { timeout: 120_000 }, async () => {
-    const [session, doomed] = await Promise.all([runningWithFile(), driver.create().then(running)]);
+  it('fails the sessions of an engine that was killed, saying so, answers meanwhile (create, resume, stop and delete too), leaves nothing once the engine is back but the files a resume needs, and resumes with its files', { timeout: 120_000 }, async () => {
+    const other = unwatching!;
+    const [session, doomed, unwatched] = await Promise.all([
+      runningWithFile(),
+      driver.create().then(running),
+      other.driver.create().then((created) => other.driver.until('it runs', created.id, (s) => s.status === 'running', 60_000)),
+    ]);
     await engine!.stop('SIGKILL');
     // The containers outlive a crashed engine (until it starts again), which is why svc's error does not say the sandbox ended.
     expect(engine!.containerProcesses().length).toBeGreaterThan(0);
@@ -103,6 +113,13 @@ describe(`a real Docker engine restarted under svc (${testDialect})`, () => {
       // So does resuming one while the engine is down.
       expect((await svc!.request('POST', `${base()}/${session.id}/resume`)).status).toBe(200);
       expect((await failed(session)).error).toMatch(refusal);
+      // Stopping a session svc has not yet seen fail does not fail the request: the session turns failed, saying why.
+      const stopped = await other.svc.request('POST', `/v1/projects/${other.projectId}/sessions/${unwatched.id}/stop`);
+      expect(stopped.status, stopped.text).toBe(200);
+      expect(stopped.body.session).toMatchObject({ status: 'failed', sandbox: { state: 'error' } });
+      expect(stopped.body.session.error).toMatch(
+        /^The sandbox could not be stopped: the Docker engine at tcp:\/\/10\.219\.\S+ does not answer \(connect ECONNREFUSED [^)]+\): start it \(dockerd, or systemctl start docker\) or point DOCKER_HOST at one\. Resume the session to start it again with its files, or delete it\.$/,
+      );
       // A session deleted now is deleted; its sandbox goes once the engine answers again.
       expect((await svc!.request('DELETE', `${base()}/${doomed.id}`)).status).toBe(204);
       expect((await driver.sessionOf(doomed.id)).sandbox.state).toBe('archived');

@@ -23,7 +23,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { DAEMON_PORT } from '../environment.js';
-import { DockerEngine, EngineUnreachableError } from './docker-engine.js';
+import { DockerEngine, EngineError, EngineUnreachableError } from './docker-engine.js';
 import type { SandboxProvider, SandboxStart, StartedSandbox } from './provider.js';
 import { ensureProjectImage } from './project-image.js';
 import { imageExists, sandboxImageTag } from './sandbox-image.js';
@@ -33,6 +33,7 @@ import { SandboxUnavailableError } from './unavailable.js';
 const NETWORK = 'svc-sandboxes';
 const GATEWAY = '10.214.0.1';
 const STOP_GRACE_S = 5;
+const NETWORK_RACE_MS = 5_000;
 
 export interface DockerProviderOptions {
   root: string;
@@ -75,9 +76,21 @@ export class DockerProvider implements SandboxProvider {
     if (!(await imageExists(this.engine, this.image))) {
       throw new SandboxUnavailableError(`SVC_SANDBOX_PROVIDER=docker needs the sandbox image ${this.image}, which the engine at ${this.engine.address} does not have: run svc sandbox image build.`);
     }
-    const network = await this.engine.request('GET', `/networks/${NETWORK}`);
-    if (network.status === 404) {
-      await this.engine.expect([201, 409], 'POST', '/networks/create', {
+    await this.ensureNetwork();
+    this.withoutDiskLimit = await this.volumeSizeUnsupported();
+    if (this.withoutDiskLimit) process.stderr.write(`svc: SVC_SANDBOX_PROVIDER=docker runs sandboxes without disk limits: ${this.withoutDiskLimit}\n`);
+  }
+
+  /**
+   * svc's network, made by the first svc on the engine. Another svc sharing the engine may be making it at
+   * the same moment: the engine then refuses this one's range as taken (not its name) until the other's
+   * network is there, so refusals are retried for a few seconds.
+   */
+  private async ensureNetwork(): Promise<void> {
+    const deadline = Date.now() + NETWORK_RACE_MS;
+    for (;;) {
+      if ((await this.engine.request('GET', `/networks/${NETWORK}`)).status === 200) return;
+      const created = await this.engine.request('POST', '/networks/create', {
         Name: NETWORK,
         CheckDuplicate: true,
         Driver: 'bridge',
@@ -86,9 +99,13 @@ export class DockerProvider implements SandboxProvider {
         Options: { 'com.docker.network.bridge.enable_icc': 'false', 'com.docker.network.bridge.name': 'svc-sandboxes' },
         Labels: { 'svc.sandbox.network': '1' },
       });
+      if (created.status === 201) return;
+      if (Date.now() > deadline) {
+        const message = (created.body as { message?: string } | null)?.message ?? created.text.slice(0, 300);
+        throw new EngineError(created.status, `Docker engine: POST /networks/create answered ${created.status}: ${message} (svc's network ${NETWORK} needs ${DOCKER_SANDBOX_RANGE}; remove the network that holds it)`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    this.withoutDiskLimit = await this.volumeSizeUnsupported();
-    if (this.withoutDiskLimit) process.stderr.write(`svc: SVC_SANDBOX_PROVIDER=docker runs sandboxes without disk limits: ${this.withoutDiskLimit}\n`);
   }
 
   /** A small volume with a size asked for and removed again: the engine refuses it where it has no quota. */
