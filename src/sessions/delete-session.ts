@@ -7,7 +7,8 @@ import { sessionsOf } from './session-services.js';
 
 /**
  * DELETE …/:sid: the provider sandbox and its files go, the session's tokens stop working, and the record
- * stays `archived` (its branch stays too: work pushed there is not lost).
+ * stays `archived` (its branch stays too: work pushed there is not lost). A sandbox that cannot be removed
+ * yet does not fail the request: it is removed later (recover-sandboxes.ts).
  */
 export async function deleteSession(ctx: ActorContext, projectId: string, sessionId: string): Promise<void> {
   const { session } = await loadSession(ctx, projectId, sessionId, 'write');
@@ -23,5 +24,12 @@ export async function deleteSession(ctx: ActorContext, projectId: string, sessio
   await ctx.db.updateTable('session_messages').set({ status: 'failed', last_error: 'The session was deleted.' }).where('session_id', '=', session.id).where('status', '=', 'pending').execute();
   forgetCachedPrincipals(ctx.db);
   ctx.events.emit('session.status', { sessionId: session.id, projectId: session.project_id, status: session.status === 'running' || session.status === 'provisioning' ? 'stopped' : session.status, sandboxState: 'archived', at });
-  await sessionsOf(ctx).supervisor.remove(session);
+  // The sandbox goes now where its provider answers; otherwise (a Docker engine down or restarting) the
+  // recovery task removes it once the engine answers again: the row keeps the sandbox's reference until then.
+  try {
+    await sessionsOf(ctx).supervisor.remove(session);
+  } catch {
+    return;
+  }
+  await ctx.db.updateTable('sessions').set({ sandbox_ref: null }).where('id', '=', session.id).execute();
 }

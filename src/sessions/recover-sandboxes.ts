@@ -7,7 +7,9 @@
  *   daemon cannot bind its port, or crashes as it starts) is stopped and becomes `failed` the same way;
  * - on the first run after svc (re)starts, a running session whose sandbox is gone is booted again instead:
  *   it died while svc was not running (svc was killed, the machine restarted) and its files are there;
- * - a session left provisioning by a replica that died mid-boot is booted again.
+ * - a session left provisioning by a replica that died mid-boot is booted again;
+ * - a deleted session whose sandbox could not be removed then (its Docker engine did not answer, or svc
+ *   stopped mid-delete) still has its sandbox's reference: the sandbox is removed now, if it can be.
  * Runs on one replica at a time; the process and bubblewrap providers' sandboxes are local to the machine.
  */
 import type { BackgroundTask } from '../background/task-runner.js';
@@ -18,6 +20,28 @@ import { moveSession, reloadSession } from './session-status.js';
 
 /** A boot older than this with no daemon was abandoned (its replica died mid-boot). */
 const ABANDONED_BOOT_MS = 30_000;
+
+/** Removes the sandboxes of deleted sessions that are still there; one that cannot be removed yet is tried again next time. */
+async function removeDeleted(services: Services): Promise<void> {
+  const { supervisor } = services.sessions;
+  const deleted = await services.db
+    .selectFrom('sessions')
+    .select(['id', 'sandbox_ref'])
+    .where('sandbox_state', '=', 'archived')
+    .where('sandbox_ref', 'is not', null)
+    .where('sandbox_provider', '=', supervisor.provider.name)
+    .execute();
+  for (const session of deleted) {
+    // A delete under way waits for this boot and then removes the sandbox itself.
+    if (supervisor.booting(session.id)) continue;
+    try {
+      await supervisor.provider.remove(session.id, session.sandbox_ref);
+    } catch {
+      continue;
+    }
+    await services.db.updateTable('sessions').set({ sandbox_ref: null }).where('id', '=', session.id).where('sandbox_ref', '=', session.sandbox_ref).execute();
+  }
+}
 
 export function recoverSandboxesTask(intervalMs: number): BackgroundTask {
   let firstRun = true;
@@ -45,6 +69,7 @@ export function recoverSandboxesTask(intervalMs: number): BackgroundTask {
         .where('status', 'in', ['running', 'provisioning'])
         .where('sandbox_provider', '=', supervisor.provider.name)
         .execute();
+      await removeDeleted(services);
       for (const id of silentSince.keys()) if (!sessions.some((session) => session.id === id && session.status === 'running')) silentSince.delete(id);
       for (const session of sessions) {
         if (supervisor.booting(session.id)) continue;

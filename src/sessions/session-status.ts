@@ -10,6 +10,8 @@ export interface StatusChange {
   error?: string | null;
   /** Only a session in one of these moves (a compare-and-set, so two replicas never both act on one change). */
   from: readonly SessionStatus[];
+  /** And only if its sandbox is in one of these (a deleted session's `archived` must stay). */
+  fromSandbox?: readonly SandboxState[];
   extra?: Partial<Pick<SessionRow, 'runtime_session_id' | 'lease_expires_at' | 'last_activity_at' | 'initial_prompt_sent_at'>>;
 }
 
@@ -21,6 +23,7 @@ export async function moveSession(services: Services, db: Kysely<Database>, sess
     .set({ status: change.status, sandbox_state: change.sandbox_state, ...(change.error !== undefined ? { error: change.error } : {}), ...change.extra, updated_at: at })
     .where('id', '=', session.id)
     .where('status', 'in', change.from)
+    .$if(change.fromSandbox !== undefined, (query) => query.where('sandbox_state', 'in', change.fromSandbox ?? []))
     .executeTakeFirst();
   const moved = Number(updated.numUpdatedRows) === 1;
   if (moved) services.events.emit('session.status', { sessionId: session.id, projectId: session.project_id, status: change.status, sandboxState: change.sandbox_state, at });

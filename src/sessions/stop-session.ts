@@ -25,6 +25,13 @@ export async function stopSession(ctx: ActorContext, projectId: string, sessionI
 export async function hibernate(services: Services, session: SessionRow): Promise<boolean> {
   const moved = await moveSession(services, services.db, session, { status: 'stopped', sandbox_state: 'stopped', from: ['running', 'provisioning'], extra: { lease_expires_at: null } });
   if (!moved) return false;
-  await sessionsOf(services).supervisor.stop(session, () => captureConversation(services, session));
+  try {
+    await sessionsOf(services).supervisor.stop(session, () => captureConversation(services, session));
+  } catch (error) {
+    // The provider could not end the sandbox (its Docker engine does not answer): the sandbox may still run,
+    // so the session does not claim `stopped`, and the request does not fail for what it cannot change.
+    const reason = `The sandbox could not be stopped: ${error instanceof Error ? error.message : String(error)}. Resume the session to start it again with its files, or delete it.`;
+    await moveSession(services, services.db, session, { status: 'failed', sandbox_state: 'error', error: reason, from: ['stopped'], fromSandbox: ['stopped'] });
+  }
   return true;
 }

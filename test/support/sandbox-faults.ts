@@ -111,7 +111,7 @@ export function sandboxFaults(options: FaultOptions): void {
           for (const session of sessions) {
             const failed = await driver.until('the session fails', session.id, (s) => s.status === 'failed', 30_000);
             expect(failed).toMatchObject({ status: 'failed', sandbox: { state: 'error' } });
-            expect(failed.error).toMatch(/^The Docker engine at unix:\/\/\S+ does not answer, so the sandbox is not running \(the engine stopped or restarted\)\. Resume the session/);
+            expect(failed.error).toMatch(/^The Docker engine at unix:\/\/\S+ does not answer \(it stopped, crashed or is restarting\), so svc cannot manage the sandbox's container any more\. Resume the session/);
           }
           expect((await svc.request('GET', `/v1/projects/${projectId}`)).status).toBe(200);
         } finally {

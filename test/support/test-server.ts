@@ -67,6 +67,8 @@ export interface TestServerOptions {
   adminToken?: string | null;
   dataDir?: string;
   databaseUrl?: string;
+  /** Where svc listens (and so its URLs): 127.0.0.1 unless sandboxes must reach it elsewhere (another engine's containers). */
+  host?: string;
   /** Background tasks beside svc's own, e.g. probes of how replicas share work. */
   extraTasks?: readonly BackgroundTask[];
 }
@@ -78,7 +80,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const config = loadConfig(
     // Render threads warm up only where a test asks: dozens of test servers would spend seconds of CPU on it.
     { SVC_RENDER_WARMUP_ROUNDS: '0', ...options.env },
-    { port: 0, host: '127.0.0.1', dataDir, databaseUrl: database.url, adminToken, logLevel: 'error' },
+    { port: 0, host: options.host ?? '127.0.0.1', dataDir, databaseUrl: database.url, adminToken, logLevel: 'error' },
   );
   const server = await startServer(config, { baseUrlExplicit: false, extraTasks: options.extraTasks ?? [] });
   const url = server.url;

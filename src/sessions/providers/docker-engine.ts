@@ -19,6 +19,9 @@ export class EngineError extends Error {
   }
 }
 
+/** The engine did not answer (not running, restarting, unreachable, or stuck), as opposed to answering with an error. */
+export class EngineUnreachableError extends Error {}
+
 export class DockerEngine {
   readonly socketPath: string | undefined;
   readonly host: string | undefined;
@@ -69,14 +72,20 @@ export class DockerEngine {
             }
             resolve({ status: response.statusCode ?? 0, body: parsed, text });
           });
-          response.on('error', reject);
+          response.on('error', (error) => reject(this.unreachable(error)));
         },
       );
-      request.on('timeout', () => request.destroy(new Error(`the Docker engine at ${this.address} did not answer ${method} ${path} in time`)));
-      request.on('error', reject);
+      request.on('timeout', () => request.destroy(new EngineUnreachableError(`the Docker engine at ${this.address} did not answer ${method} ${path.split('?')[0]} in time`)));
+      request.on('error', (error) => reject(this.unreachable(error)));
       if (streamed) (body as Readable).pipe(request);
       else request.end(payload);
     });
+  }
+
+  /** A connection that failed or broke off, in words that say what to do (the bare `connect ECONNREFUSED …` does not). */
+  private unreachable(error: Error): EngineUnreachableError {
+    if (error instanceof EngineUnreachableError) return error;
+    return new EngineUnreachableError(`the Docker engine at ${this.address} does not answer (${error.message}): start it (dockerd, or systemctl start docker) or point DOCKER_HOST at one`);
   }
 
   /** A request whose status must be one of `ok`; otherwise an EngineError with the engine's message. */

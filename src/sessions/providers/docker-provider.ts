@@ -23,7 +23,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { DAEMON_PORT } from '../environment.js';
 import { DockerDisks, type DockerMount } from './docker-disk.js';
-import { DockerEngine } from './docker-engine.js';
+import { DockerEngine, EngineError, EngineUnreachableError } from './docker-engine.js';
 import type { SandboxProvider, SandboxStart, StartedSandbox } from './provider.js';
 import { ensureProjectImage } from './project-image.js';
 import { imageExists, sandboxImageTag } from './sandbox-image.js';
@@ -33,6 +33,7 @@ import { SandboxUnavailableError } from './unavailable.js';
 const NETWORK = 'svc-sandboxes';
 const GATEWAY = '10.214.0.1';
 const STOP_GRACE_S = 5;
+const NETWORK_RACE_MS = 5_000;
 
 export interface DockerProviderOptions {
   root: string;
@@ -71,9 +72,20 @@ export class DockerProvider implements SandboxProvider {
     if (!(await imageExists(this.engine, this.image))) {
       throw new SandboxUnavailableError(`SVC_SANDBOX_PROVIDER=docker needs the sandbox image ${this.image}, which the engine at ${this.engine.address} does not have: run svc sandbox image build.`);
     }
-    const network = await this.engine.request('GET', `/networks/${NETWORK}`);
-    if (network.status === 404) {
-      await this.engine.expect([201, 409], 'POST', '/networks/create', {
+    await this.ensureNetwork();
+    await this.disks.prepare(this.image);
+  }
+
+  /**
+   * svc's network, made by the first svc on the engine. Another svc sharing the engine may be making it at
+   * the same moment: the engine then refuses this one's range as taken (not its name) until the other's
+   * network is there, so refusals are retried for a few seconds.
+   */
+  private async ensureNetwork(): Promise<void> {
+    const deadline = Date.now() + NETWORK_RACE_MS;
+    for (;;) {
+      if ((await this.engine.request('GET', `/networks/${NETWORK}`)).status === 200) return;
+      const created = await this.engine.request('POST', '/networks/create', {
         Name: NETWORK,
         CheckDuplicate: true,
         Driver: 'bridge',
@@ -82,8 +94,13 @@ export class DockerProvider implements SandboxProvider {
         Options: { 'com.docker.network.bridge.enable_icc': 'false', 'com.docker.network.bridge.name': 'svc-sandboxes' },
         Labels: { 'svc.sandbox.network': '1' },
       });
+      if (created.status === 201) return;
+      if (Date.now() > deadline) {
+        const message = (created.body as { message?: string } | null)?.message ?? created.text.slice(0, 300);
+        throw new EngineError(created.status, `Docker engine: POST /networks/create answered ${created.status}: ${message} (svc's network ${NETWORK} needs ${DOCKER_SANDBOX_RANGE}; remove the network that holds it)`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    await this.disks.prepare(this.image);
   }
 
   /** svc's URL as a container reaches it: an engine on this machine reaches a loopback svc through the network's gateway. */
@@ -108,6 +125,16 @@ export class DockerProvider implements SandboxProvider {
   }
 
   async start(sandbox: SandboxStart): Promise<StartedSandbox> {
+    try {
+      return await this.startContainer(sandbox);
+    } catch (error) {
+      // The session's `error` says this; once the engine answers again, resuming is all it takes.
+      if (error instanceof EngineUnreachableError) throw new EngineUnreachableError(`${error.message}, then resume the session.`);
+      throw error;
+    }
+  }
+
+  private async startContainer(sandbox: SandboxStart): Promise<StartedSandbox> {
     const name = this.containerName(sandbox.sessionId);
     const existing = await this.engine.request('GET', `/containers/${name}/json`);
     if (existing.status === 200 && existing.body.State?.Running) return { ref: name, daemonUrl: this.daemonUrl(existing.body) };
@@ -185,7 +212,8 @@ export class DockerProvider implements SandboxProvider {
     const name = this.containerName(sessionId);
     const inspected = await this.engine.request('GET', `/containers/${name}/json`, undefined, { timeoutMs: 5_000 }).catch(() => null);
     const resume = 'Resume the session to start it again with its files.';
-    if (!inspected || inspected.status >= 500) return `The Docker engine at ${this.engine.address} does not answer, so the sandbox is not running (the engine stopped or restarted). ${resume}`;
+    // Not "the sandbox is not running": an engine that crashed leaves its containers running until it starts again.
+    if (!inspected || inspected.status >= 500) return `The Docker engine at ${this.engine.address} does not answer (it stopped, crashed or is restarting), so svc cannot manage the sandbox's container any more. ${resume}`;
     if (inspected.status === 404) return `The sandbox's container ${name} is gone from the Docker engine (removed outside svc). ${resume}`;
     const state = inspected.body.State as { OOMKilled?: boolean; ExitCode?: number; FinishedAt?: string; Status?: string } | undefined;
     if (state?.OOMKilled) return `The sandbox ran out of memory (its limit is ${this.options.memoryMb} MiB, SVC_SANDBOX_MEMORY_MB) and its container was killed. ${resume}`;
