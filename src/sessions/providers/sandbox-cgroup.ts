@@ -13,9 +13,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { SandboxLimits } from './provider.js';
 
-const ROOT = '/sys/fs/cgroup';
 const CPU_PERIOD_US = 100_000;
 const GROUP_FOLDER = 'svc-sandboxes';
+/** Where svc's own processes go on cgroup v2 so that its group may hand controllers to the sandboxes' groups. */
+const SERVER_FOLDER = 'svc-server';
+const CONTROLLERS = ['memory', 'cpu', 'pids'] as const;
 
 type Controller = 'memory' | 'cpu' | 'pids';
 
@@ -23,11 +25,22 @@ type Controller = 'memory' | 'cpu' | 'pids';
 interface Layout {
   version: 1 | 2;
   parents: Record<Controller, string>;
+  /** v2: the group svc runs in, which hands the controllers down. */
+  own?: string;
 }
 
-function ownGroups(): Map<string, string> {
+/** Where to read the machine's control groups; tests point them at a tree of their own. */
+export interface CgroupPaths {
+  root: string;
+  /** The contents of /proc/self/cgroup. */
+  selfCgroup: () => string;
+}
+
+const MACHINE: CgroupPaths = { root: '/sys/fs/cgroup', selfCgroup: () => fs.readFileSync('/proc/self/cgroup', 'utf8') };
+
+function ownGroups(paths: CgroupPaths): Map<string, string> {
   const groups = new Map<string, string>();
-  for (const line of fs.readFileSync('/proc/self/cgroup', 'utf8').split('\n')) {
+  for (const line of paths.selfCgroup().split('\n')) {
     const [, controllers, group] = /^\d+:([^:]*):(.*)$/.exec(line) ?? [];
     if (controllers === undefined || group === undefined) continue;
     for (const controller of controllers === '' ? [''] : controllers.split(',')) groups.set(controller, group);
@@ -35,16 +48,19 @@ function ownGroups(): Map<string, string> {
   return groups;
 }
 
-function findLayout(): Layout | string {
+function findLayout(paths: CgroupPaths): Layout | string {
   if (process.platform !== 'linux') return 'control groups are Linux only';
-  const groups = ownGroups();
-  if (fs.existsSync(path.join(ROOT, 'cgroup.controllers'))) {
-    const parent = path.join(ROOT, groups.get('') ?? '/', GROUP_FOLDER);
-    return { version: 2, parents: { memory: parent, cpu: parent, pids: parent } };
+  const groups = ownGroups(paths);
+  if (fs.existsSync(path.join(paths.root, 'cgroup.controllers'))) {
+    let own = path.join(paths.root, groups.get('') ?? '/');
+    // svc already moved itself into its leaf (a second provider in one process): its group is the one above.
+    if (path.basename(own) === SERVER_FOLDER) own = path.dirname(own);
+    const parent = path.join(own, GROUP_FOLDER);
+    return { version: 2, parents: { memory: parent, cpu: parent, pids: parent }, own };
   }
   const parents = {} as Record<Controller, string>;
-  for (const controller of ['memory', 'cpu', 'pids'] as const) {
-    const mount = path.join(ROOT, controller);
+  for (const controller of CONTROLLERS) {
+    const mount = path.join(paths.root, controller);
     if (!fs.existsSync(path.join(mount, 'cgroup.procs'))) return `the cgroup v1 ${controller} controller is not mounted at ${mount}`;
     parents[controller] = path.join(mount, groups.get(controller) ?? '/', GROUP_FOLDER);
   }
@@ -55,8 +71,11 @@ export class SandboxCgroups {
   private readonly layout: Layout | string;
 
   /** `owner` tells this svc's groups from another's on the same machine. */
-  constructor(private readonly owner: string) {
-    this.layout = findLayout();
+  constructor(
+    private readonly owner: string,
+    paths: CgroupPaths = MACHINE,
+  ) {
+    this.layout = findLayout(paths);
   }
 
   private folders(sessionId: string): Record<Controller, string> | null {
@@ -70,11 +89,16 @@ export class SandboxCgroups {
   prepare(): string | null {
     if (typeof this.layout === 'string') return this.layout;
     try {
+      if (this.layout.own) delegateControllers(this.layout.own);
       for (const parent of new Set(Object.values(this.layout.parents))) fs.mkdirSync(parent, { recursive: true });
       if (this.layout.version === 2) fs.writeFileSync(path.join(this.layout.parents.memory, 'cgroup.subtree_control'), '+memory +cpu +pids');
       return null;
     } catch (error) {
-      return `control groups cannot be written here (${(error as Error).message})`;
+      const fix =
+        this.layout.version === 2
+          ? 'run svc as root in a control group that hands down memory, cpu and pids (systemd: Delegate=yes in its unit; a container: its own cgroup namespace)'
+          : 'run svc as root';
+      return `control groups cannot be written here (${(error as Error).message}): ${fix}`;
     }
   }
 
@@ -156,4 +180,38 @@ export class SandboxCgroups {
     }
     for (const sessionId of leftovers) await this.remove(sessionId);
   }
+}
+
+/**
+ * cgroup v2 hands a controller to a group's children only when the group has it itself and, unless it is
+ * the root, holds no processes of its own. svc's group (a systemd service, a container's namespace root)
+ * holds svc: its processes move into a leaf, `svc-server`, and the group then enables memory, cpu and pids
+ * for its children, `svc-sandboxes` among them. A group that has them enabled already is left alone.
+ */
+function delegateControllers(own: string): void {
+  const read = (file: string) => fs.readFileSync(path.join(own, file), 'utf8').split(/\s+/).filter(Boolean);
+  const enabled = read('cgroup.subtree_control');
+  if (CONTROLLERS.every((controller) => enabled.includes(controller))) return;
+  const available = read('cgroup.controllers');
+  const missing = CONTROLLERS.filter((controller) => !available.includes(controller));
+  if (missing.length > 0) throw new Error(`svc's control group ${own} was not given the ${missing.join(', ')} controller${missing.length === 1 ? '' : 's'}`);
+  const enable = () => fs.writeFileSync(path.join(own, 'cgroup.subtree_control'), CONTROLLERS.map((controller) => `+${controller}`).join(' '));
+  try {
+    enable();
+    return;
+  } catch (error) {
+    // EBUSY: the group holds processes (svc's own, in a container the others of its namespace too).
+    if ((error as NodeJS.ErrnoException).code !== 'EBUSY') throw error;
+  }
+  const leaf = path.join(own, SERVER_FOLDER);
+  fs.mkdirSync(leaf, { recursive: true });
+  for (const pid of read('cgroup.procs')) {
+    try {
+      fs.writeFileSync(path.join(leaf, 'cgroup.procs'), pid);
+    } catch (error) {
+      // A process that ended meanwhile.
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    }
+  }
+  enable();
 }
