@@ -186,7 +186,7 @@ async function cronFigures(): Promise<Record<string, unknown>> {
     for (const row of rows) slots.set(`${row.trigger_slug} ${row.due_at.getTime()}`, (slots.get(`${row.trigger_slug} ${row.due_at.getTime()}`) ?? 0) + 1);
     const duplicates = [...slots.values()].filter((count) => count > 1).length;
     // Slots due from the first fire to the end of the window (less the last period, which may be in flight).
-    const firstDue = Math.min(...rows.map((row) => row.due_at.getTime()));
+    const firstDue = rows.reduce((earliest, row) => Math.min(earliest, row.due_at.getTime()), Infinity);
     const lastSlot = Math.floor((ended - CRON_EVERY_S * 1000) / (CRON_EVERY_S * 1000)) * CRON_EVERY_S * 1000;
     const expectedPerTrigger = Math.floor((lastSlot - firstDue) / (CRON_EVERY_S * 1000)) + 1;
     const firedInWindow = [...slots.keys()].filter((key) => Number(key.split(' ')[1]) <= lastSlot).length;
