@@ -84,7 +84,9 @@ async function resumesWithFile(session: DrivenSession): Promise<void> {
 
 async function deleteWithoutTrace(sessionId: string): Promise<void> {
   expect((await svc!.request('DELETE', `${base()}/${sessionId}`)).status).toBe(204);
-  expect(await dockerTraces(sessionId, engine!.engine)).toEqual([]);
+  // At once, or, where the engine refused the removal for a moment (on a busy machine), by the recovery task
+  // within a few of its rounds.
+  await poll("the deleted session's sandbox is removed", () => dockerTraces(sessionId, engine!.engine), (traces) => traces.length === 0, { withinMs: 15_000 });
   expect(sandboxProcesses(sessionId)).toEqual([]);
 }
 

@@ -33,6 +33,8 @@ import { SandboxUnavailableError } from './unavailable.js';
 const NETWORK = 'svc-sandboxes';
 const GATEWAY = '10.214.0.1';
 const STOP_GRACE_S = 5;
+/** Tries at removing a container the engine refuses for a moment (see remove). */
+const REMOVE_ATTEMPTS = 4;
 const NETWORK_RACE_MS = 5_000;
 
 export interface DockerProviderOptions {
@@ -199,7 +201,17 @@ export class DockerProvider implements SandboxProvider {
   }
 
   async remove(sessionId: string): Promise<void> {
-    await this.engine.expect([204, 404], 'DELETE', `/containers/${this.containerName(sessionId)}?force=1&v=1`);
+    // Removing a running container kills it first, and a busy engine (or one that just restarted) can answer 409
+    // (a removal already in progress) or 500 (the kill not yet seen) for a moment: tried again before giving up.
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await this.engine.expect([204, 404], 'DELETE', `/containers/${this.containerName(sessionId)}?force=1&v=1`);
+        break;
+      } catch (error) {
+        if (!(error instanceof EngineError) || ![409, 500].includes(error.status) || attempt >= REMOVE_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+      }
+    }
     await this.disks.remove(sessionId);
   }
 
