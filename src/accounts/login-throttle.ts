@@ -21,7 +21,23 @@ export interface Refusal {
   reason: 'name' | 'address';
 }
 
-function limiter(driver: DriverClient, keyPrefix: string, points: number, duration: number, blockDuration: number): Promise<RateLimiterStoreAbstract> {
+/**
+ * Replicas starting together each create the table (CREATE TABLE IF NOT EXISTS), and PostgreSQL lets two such
+ * creations race: the loser fails on the table's type ("type \"login_throttle\" already exists", 23505) or name
+ * (42P07). The table is there then, so the loser tries again.
+ */
+async function limiter(driver: DriverClient, keyPrefix: string, points: number, duration: number, blockDuration: number): Promise<RateLimiterStoreAbstract> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await createLimiter(driver, keyPrefix, points, duration, blockDuration);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (attempt >= 3 || (code !== '23505' && code !== '42P07')) throw error;
+    }
+  }
+}
+
+function createLimiter(driver: DriverClient, keyPrefix: string, points: number, duration: number, blockDuration: number): Promise<RateLimiterStoreAbstract> {
   return new Promise((resolve, reject) => {
     const options = { keyPrefix, points, duration, blockDuration, tableName: TABLE, clearExpiredByTimeout: true };
     const ready = (error?: unknown) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(created));

@@ -33,6 +33,8 @@ import { SandboxUnavailableError } from './unavailable.js';
 const NETWORK = 'svc-sandboxes';
 const GATEWAY = '10.214.0.1';
 const STOP_GRACE_S = 5;
+/** Tries at asking the engine whether a container runs when it does not answer (see isAlive). */
+const ALIVE_ATTEMPTS = 3;
 /** Tries at removing a container the engine refuses for a moment (see remove). */
 const REMOVE_ATTEMPTS = 4;
 const NETWORK_RACE_MS = 5_000;
@@ -216,8 +218,15 @@ export class DockerProvider implements SandboxProvider {
   }
 
   async isAlive(sessionId: string): Promise<boolean> {
-    const inspected = await this.engine.request('GET', `/containers/${this.containerName(sessionId)}/json`).catch(() => null);
-    return inspected?.status === 200 && inspected.body.State?.Running === true;
+    // A busy engine can answer 500 or drop a connection for a moment (seen in CI while another engine copied a
+    // 600 MB image out of it): asked again before a running session is failed for it. An engine that is really
+    // gone is reported a couple of seconds later.
+    for (let attempt = 1; ; attempt += 1) {
+      const inspected = await this.engine.request('GET', `/containers/${this.containerName(sessionId)}/json`, undefined, { timeoutMs: 10_000 }).catch(() => null);
+      if (inspected && inspected.status < 500) return inspected.status === 200 && inspected.body.State?.Running === true;
+      if (attempt >= ALIVE_ATTEMPTS) return false;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
   }
 
   async endedReason(sessionId: string): Promise<string> {
