@@ -240,9 +240,9 @@ function latestFires(rows: readonly TriggerFireRow[]): TriggerFireRow[] {
 }
 
 /**
- * Inserts the fires and moves their triggers' `last_fired_at`. On PostgreSQL in one statement (the update
- * reads a data-modifying WITH that inserts): a group of webhook deliveries waits for every round trip of the
- * one before it, and this was one of five.
+ * Inserts the fires and moves their triggers' `last_fired_at`. On PostgreSQL in one statement (the insert is a
+ * data-modifying WITH, run to completion with the update): a group of webhook deliveries waits for every round
+ * trip of the one before it, and this was one of five.
  */
 async function writeFires(trx: Transaction<Database>, dialect: Dialect, rows: readonly TriggerFireRow[]): Promise<void> {
   if (rows.length === 0) return;
@@ -262,9 +262,9 @@ async function writeFires(trx: Transaction<Database>, dialect: Dialect, rows: re
   await trx.executeQuery(CompiledQuery.raw(text, parameters));
 }
 
-/** Each trigger's `last_fired_at`, from its fires among `rows` (the latest of each, duplicates aside). */
-async function markLastFired(trx: Transaction<Database>, rows: readonly TriggerFireRow[]): Promise<void> {
-  for (const row of latestFires(rows)) {
+/** Each trigger's `last_fired_at`, from its latest fire (`latestFires`). */
+async function markLastFired(trx: Transaction<Database>, latest: readonly TriggerFireRow[]): Promise<void> {
+  for (const row of latest) {
     await sql`update triggers set last_fired_at = ${row.fired_at} where project_id = ${row.project_id} and slug = ${row.trigger_slug}`.execute(trx);
   }
 }
