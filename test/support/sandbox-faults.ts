@@ -113,6 +113,9 @@ export function sandboxFaults(options: FaultOptions): void {
             expect(failed).toMatchObject({ status: 'failed', sandbox: { state: 'error' } });
             expect(failed.error).toMatch(/^The Docker engine at unix:\/\/\S+ does not answer \(it stopped, crashed or is restarting\), so svc cannot manage the sandbox's container any more\. Resume the session/);
           }
+          // The neighbour's container went with the engine too: it is failed like them (the watcher takes the
+          // sessions one after another), and only then resumed, not while svc still thinks it runs.
+          expect(await driver.until('the neighbour fails', neighbour.id, (s) => s.status === 'failed', 30_000)).toMatchObject({ sandbox: { state: 'error' } });
           expect((await svc.request('GET', `/v1/projects/${projectId}`)).status).toBe(200);
         } finally {
           await engine.comeBack();
