@@ -38,6 +38,7 @@ sandboxFaults({
         }
       }
     },
+    stopAnswering: () => door.closeDoor(),
     comeBack: () => door.openDoor(),
   },
 });

@@ -47,12 +47,39 @@ export function recoverSandboxesTask(intervalMs: number): BackgroundTask {
   let firstRun = true;
   /** When each running session's daemon was first found silent (this process's view; a restart starts afresh). */
   const silentSince = new Map<string, number>();
+  /**
+   * Failed sessions whose sandbox could not be stopped when they failed (their Docker engine did not answer):
+   * an engine that comes back without restarting still runs their containers, which are stopped then.
+   */
+  const unstopped = new Set<string>();
 
   async function fail(services: Services, session: SessionRow, error: string): Promise<void> {
     const { supervisor } = services.sessions;
     // Its namespace, link, rules, cgroup and stray processes go before the session says it can be resumed.
-    await supervisor.stop(session).catch(() => undefined);
-    await moveSession(services, services.db, session, { status: 'failed', sandbox_state: 'error', error, from: ['running'], extra: { lease_expires_at: null } });
+    const stopped = await supervisor.stop(session).then(
+      () => true,
+      () => false,
+    );
+    const moved = await moveSession(services, services.db, session, { status: 'failed', sandbox_state: 'error', error, from: ['running'], extra: { lease_expires_at: null } });
+    if (!stopped && moved) unstopped.add(session.id);
+  }
+
+  /** Stops the sandboxes of `unstopped` that are still failed, now that their engine may answer; a resumed or deleted one is its boot's or delete's. */
+  async function stopUnstopped(services: Services): Promise<void> {
+    for (const id of unstopped) {
+      const session = await services.db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
+      const { supervisor } = services.sessions;
+      if (!session || session.status !== 'failed' || session.sandbox_state !== 'error' || supervisor.booting(id)) {
+        unstopped.delete(id);
+        continue;
+      }
+      try {
+        await supervisor.stop(session);
+        unstopped.delete(id);
+      } catch {
+        // The engine still does not answer: tried again next time.
+      }
+    }
   }
 
   return {
@@ -70,6 +97,7 @@ export function recoverSandboxesTask(intervalMs: number): BackgroundTask {
         .where('sandbox_provider', '=', supervisor.provider.name)
         .execute();
       await removeDeleted(services);
+      await stopUnstopped(services);
       for (const id of silentSince.keys()) if (!sessions.some((session) => session.id === id && session.status === 'running')) silentSince.delete(id);
       for (const session of sessions) {
         if (supervisor.booting(session.id)) continue;

@@ -23,7 +23,13 @@ export interface FaultOptions {
   /** The session's `error` once its sandbox was killed from the host. */
   killedError: RegExp;
   /** The docker provider's engine, through a door the test closes and opens (support/engine-door.ts). */
-  engine?: { goAway(sessionIds: string[]): Promise<void>; comeBack(): Promise<void> };
+  engine?: {
+    /** The engine restarts: it stops answering, and the given sessions' containers stop. */
+    goAway(sessionIds: string[]): Promise<void>;
+    /** The engine stops answering; its containers run on (a hung engine, a network cut to a remote one). */
+    stopAnswering(): Promise<void>;
+    comeBack(): Promise<void>;
+  };
 }
 
 const MAX_PIDS = 400;
@@ -123,6 +129,29 @@ export function sandboxFaults(options: FaultOptions): void {
         expect((await svc.request('POST', `/v1/projects/${projectId}/sessions/${neighbour.id}/resume`)).status).toBe(200);
         neighbour = await running(neighbour);
         for (const session of sessions) await resumeCleanly(session, 'cat engine.txt', 'kept');
+      });
+    }
+
+    if (engine) {
+      it('stops the container of a session failed while its engine did not answer, once the engine answers again without having restarted, and resumes it', { timeout: 240_000 }, async () => {
+        const session = await running(await driver.create());
+        expect(await driver.run(session, 'echo kept > hung.txt && cat hung.txt')).toBe('kept');
+        await engine.stopAnswering();
+        try {
+          for (const id of [session.id, neighbour.id]) {
+            const failed = await driver.until('the session fails', id, (s) => s.status === 'failed', 30_000);
+            expect(failed.error).toMatch(/^The Docker engine at unix:\/\/\S+ does not answer/);
+          }
+          // Its container still runs: the engine that would stop it does not answer.
+          expect(await liveTraces(session.id)).not.toEqual([]);
+        } finally {
+          await engine.comeBack();
+        }
+        // A failed session holds nothing running, here as after any failure.
+        await poll('the failed sessions\' containers stop', async () => [...(await liveTraces(session.id)), ...(await liveTraces(neighbour.id))], (traces) => traces.length === 0, { withinMs: 30_000 });
+        expect((await svc.request('POST', `/v1/projects/${projectId}/sessions/${neighbour.id}/resume`)).status).toBe(200);
+        neighbour = await running(neighbour);
+        await resumeCleanly(session, 'cat hung.txt', 'kept');
       });
     }
 
