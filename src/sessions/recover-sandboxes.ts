@@ -12,6 +12,7 @@
  *   stopped mid-delete) still has its sandbox's reference: the sandbox is removed now, if it can be.
  * Runs on one replica at a time; the process and bubblewrap providers' sandboxes are local to the machine.
  */
+import pMap from 'p-map';
 import type { BackgroundTask } from '../background/task-runner.js';
 import type { Services } from '../context.js';
 import { nowIso } from '../db/values.js';
@@ -20,6 +21,8 @@ import { moveSession, reloadSession } from './session-status.js';
 
 /** A boot older than this with no daemon was abandoned (its replica died mid-boot). */
 const ABANDONED_BOOT_MS = 30_000;
+/** Sessions whose sandbox is looked at together. */
+const CHECKS_AT_ONCE = 16;
 
 /** Removes the sandboxes of deleted sessions that are still there; one that cannot be removed yet is tried again next time. */
 async function removeDeleted(services: Services): Promise<void> {
@@ -82,6 +85,47 @@ export function recoverSandboxesTask(intervalMs: number): BackgroundTask {
     }
   }
 
+  /** One session against its sandbox: running as it should, failed for what happened to it, or booted again. */
+  async function watch(services: Services, session: SessionRow, { afterRestart, now }: { afterRestart: boolean; now: Date }): Promise<void> {
+    const { supervisor } = services.sessions;
+    if (supervisor.booting(session.id)) return;
+    if (session.status === 'provisioning' && now.getTime() - Date.parse(session.updated_at) < ABANDONED_BOOT_MS) return;
+    const alive = session.sandbox_ref !== null && (await supervisor.provider.isAlive(session.id, session.sandbox_ref));
+    if (alive && session.daemon_url && (await supervisor.daemonAnswers(session.daemon_url))) {
+      silentSince.delete(session.id);
+      if (session.status === 'provisioning') {
+        await services.db.updateTable('sessions').set({ status: 'running', sandbox_state: 'active', updated_at: nowIso() }).where('id', '=', session.id).where('status', '=', 'provisioning').execute();
+      }
+      return;
+    }
+    if (session.status === 'running' && !afterRestart) {
+      if (!alive) {
+        await fail(services, session, await supervisor.provider.endedReason(session.id, session.sandbox_ref ?? ''));
+        return;
+      }
+      const since = silentSince.get(session.id) ?? Date.now();
+      silentSince.set(session.id, since);
+      const { bootTimeoutMs } = services.config.sessions;
+      if (Date.now() - since >= bootTimeoutMs) {
+        silentSince.delete(session.id);
+        await fail(services, session, `The sandbox's daemon stopped answering for ${Math.round(bootTimeoutMs / 1000)} s (it keeps crashing, or another program holds its port ${new URL(session.daemon_url ?? 'http://x:8000').port || '8000'}); the sandbox was stopped. Resume the session to start it again with its files.`);
+      }
+      return;
+    }
+    const project = await services.db.selectFrom('projects').selectAll().where('id', '=', session.project_id).executeTakeFirst();
+    if (!project) return;
+    const moved = await services.db
+      .updateTable('sessions')
+      .set({ status: 'provisioning', sandbox_state: 'provisioning', runtime_session_id: null, updated_at: nowIso() })
+      .where('id', '=', session.id)
+      .where('status', 'in', ['running', 'provisioning'])
+      .where('sandbox_state', '<>', 'archived')
+      .executeTakeFirst();
+    // Stopped or deleted since the list was read: its sandbox was ended on purpose.
+    if (Number(moved.numUpdatedRows) === 0) return;
+    supervisor.boot(project, await reloadSession(services, session.id));
+  }
+
   return {
     name: 'session-sandbox-recovery',
     runsOn: 'one-replica',
@@ -99,44 +143,9 @@ export function recoverSandboxesTask(intervalMs: number): BackgroundTask {
       await removeDeleted(services);
       await stopUnstopped(services);
       for (const id of silentSince.keys()) if (!sessions.some((session) => session.id === id && session.status === 'running')) silentSince.delete(id);
-      for (const session of sessions) {
-        if (supervisor.booting(session.id)) continue;
-        if (session.status === 'provisioning' && now.getTime() - Date.parse(session.updated_at) < ABANDONED_BOOT_MS) continue;
-        const alive = session.sandbox_ref !== null && (await supervisor.provider.isAlive(session.id, session.sandbox_ref));
-        if (alive && session.daemon_url && (await supervisor.daemonAnswers(session.daemon_url))) {
-          silentSince.delete(session.id);
-          if (session.status === 'provisioning') {
-            await services.db.updateTable('sessions').set({ status: 'running', sandbox_state: 'active', updated_at: nowIso() }).where('id', '=', session.id).where('status', '=', 'provisioning').execute();
-          }
-          continue;
-        }
-        if (session.status === 'running' && !afterRestart) {
-          if (!alive) {
-            await fail(services, session, await supervisor.provider.endedReason(session.id, session.sandbox_ref ?? ''));
-            continue;
-          }
-          const since = silentSince.get(session.id) ?? Date.now();
-          silentSince.set(session.id, since);
-          const { bootTimeoutMs } = services.config.sessions;
-          if (Date.now() - since >= bootTimeoutMs) {
-            silentSince.delete(session.id);
-            await fail(services, session, `The sandbox's daemon stopped answering for ${Math.round(bootTimeoutMs / 1000)} s (it keeps crashing, or another program holds its port ${new URL(session.daemon_url ?? 'http://x:8000').port || '8000'}); the sandbox was stopped. Resume the session to start it again with its files.`);
-          }
-          continue;
-        }
-        const project = await services.db.selectFrom('projects').selectAll().where('id', '=', session.project_id).executeTakeFirst();
-        if (!project) continue;
-        const moved = await services.db
-          .updateTable('sessions')
-          .set({ status: 'provisioning', sandbox_state: 'provisioning', runtime_session_id: null, updated_at: nowIso() })
-          .where('id', '=', session.id)
-          .where('status', 'in', ['running', 'provisioning'])
-          .where('sandbox_state', '<>', 'archived')
-          .executeTakeFirst();
-        // Stopped or deleted since the list was read: its sandbox was ended on purpose.
-        if (Number(moved.numUpdatedRows) === 0) continue;
-        supervisor.boot(project, await reloadSession(services, session.id));
-      }
+      // Several sessions at once: an engine that hangs costs each of its sessions the engine's timeout, which
+      // one session after another would make minutes before the watch comes round again.
+      await pMap(sessions, (session) => watch(services, session, { afterRestart, now }), { concurrency: CHECKS_AT_ONCE });
     },
   };
 }
