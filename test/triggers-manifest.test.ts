@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../src/git/testing/fixtures.js';
 import { runTriggerFires } from '../src/cli/trigger/fires.js';
 import { runTriggerLs } from '../src/cli/trigger/ls.js';
+import { syncProjectTriggers } from '../src/triggers/sync-triggers.js';
 import { adminCliEnv, captureDeps } from './support/cli-harness.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
 import { idleRuntimeCommand, mergeFiles, projectWithFiles, until } from './support/trigger-fixtures.js';
@@ -177,5 +178,15 @@ triggers:
     expect(listing.triggers).toEqual([]);
     expect(listing.errors).toEqual([{ index: null, slug: null, message: expect.stringContaining('write [[triggers]] (double brackets)') }]);
     expect((await svc.request('GET', `/v1/projects/${broken.id}/triggers/nope/fires`)).status).toBe(404);
+  });
+
+  it('writes no set for a project deleted while its manifest was read, and does not fail', async () => {
+    const project = await projectWithFiles(svc, `Deleted ${Date.now()}`, { 'svc.yaml': 'triggers:\n  - slug: hook\n    type: webhook\n    secret_env: HOOK\n    prompt: x\n' });
+    const { db } = svc.server.services;
+    const row = await db.selectFrom('projects').selectAll().where('id', '=', project.id).executeTakeFirstOrThrow();
+    // Its row goes between the read of its repository and the write of its set (its files stay for the read).
+    await db.deleteFrom('projects').where('id', '=', project.id).execute();
+    await expect(syncProjectTriggers(svc.server.services, row)).resolves.toEqual({ changed: false });
+    expect(await db.selectFrom('trigger_manifests').select('project_id').where('project_id', '=', project.id).execute()).toEqual([]);
   });
 });

@@ -47,6 +47,9 @@ export async function syncProjectTriggers(services: Services, project: ProjectRo
   const changed = await services.db.transaction().execute(async (trx) => {
     // One replica writes a project's set at a time; a second one that read the same tip finds it done.
     if (services.dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${`svc triggers ${project.id}`}))`.execute(trx);
+    // A project deleted since its tip was read has no set to write; held here, it is not deleted until this commits.
+    const stillThere = await trx.selectFrom('projects').select('id').where('id', '=', project.id).$if(services.dialect === 'postgres', (query) => query.forShare()).executeTakeFirst();
+    if (!stillThere) return false;
     const current = await trx.selectFrom('trigger_manifests').select('commit_sha').where('project_id', '=', project.id).executeTakeFirst();
     if (current && current.commit_sha === tip) return false;
     const existing = new Map((await trx.selectFrom('triggers').selectAll().where('project_id', '=', project.id).execute()).map((row) => [row.slug, row]));
