@@ -4,38 +4,69 @@
  * answered after the commit. On PostgreSQL a fire recorded alone cost five round trips, and writing them
  * was most of the receiver's time.
  *
- * Each fire gets the decisions it would get recorded alone (`recordFiresIn`, record-fire.ts). If the group
- * cannot commit (two replicas recording one delivery at once, say), each of its fires is recorded alone.
+ * Each fire gets the decisions it would get recorded alone (`recordFiresIn`, record-fire.ts). The transaction
+ * first confirms that what each delivery was checked against (its trigger set's version and its secret) is
+ * still the database's (webhook-targets.ts); a fire whose check is out of date is not recorded, and its call
+ * fails with `StaleTargetError` for the receiver to check it again. If the group cannot commit (two replicas
+ * recording one delivery at once, say), each of its fires is recorded alone.
  */
+import type { Transaction } from 'kysely';
 import type { Services } from '../context.js';
 import { CallBatches, type PendingCall } from '../db/call-batches.js';
+import type { Database } from '../db/schema.js';
 import { recordFire, recordFiresIn, type FireInput } from './record-fire.js';
 import type { TriggerFireRow } from './trigger-row.js';
+import type { WebhookTarget, WebhookTargets } from './webhook-targets.js';
 
 /** At most this many fires share a transaction, so one commit never holds up the others for long. */
 const MAX_FIRES_PER_GROUP = 64;
 
-export class FireBatch {
-  private readonly calls: CallBatches<FireInput, TriggerFireRow>;
+export interface WebhookFireInput extends FireInput {
+  /** What the delivery was checked against. */
+  target: WebhookTarget;
+}
 
-  constructor(private readonly services: Services) {
+/** The delivery was checked against a trigger set or secret that has changed since: check it again. */
+export class StaleTargetError extends Error {
+  constructor() {
+    super("the webhook's trigger or secret changed while its delivery was checked");
+  }
+}
+
+export class FireBatch {
+  private readonly calls: CallBatches<WebhookFireInput, TriggerFireRow>;
+
+  constructor(
+    private readonly services: Services,
+    private readonly targets: WebhookTargets,
+  ) {
     this.calls = new CallBatches(MAX_FIRES_PER_GROUP, (group) => this.recordGroup(group));
   }
 
   /** Records the fire beside the others that arrive with it; resolves once it is committed. */
-  record(input: FireInput): Promise<TriggerFireRow> {
+  record(input: WebhookFireInput): Promise<TriggerFireRow> {
     return this.calls.submit(input);
   }
 
-  private async recordGroup(group: Array<PendingCall<FireInput, TriggerFireRow>>): Promise<void> {
+  private async recordGroup(group: Array<PendingCall<WebhookFireInput, TriggerFireRow>>): Promise<void> {
     const settings = { maxSessions: this.services.config.sessions.maxSessions, dialect: this.services.dialect };
-    let rows: TriggerFireRow[];
+    let outcome: { confirmed: boolean[]; rows: TriggerFireRow[] };
     try {
-      rows = await this.services.db.transaction().execute((trx) => recordFiresIn(trx, settings, group.map((call) => call.input)));
+      outcome = await this.services.db.transaction().execute(async (trx) => {
+        const confirmed = await this.targets.confirm(trx, group.map((call) => call.input.target));
+        const rows = await recordFiresIn(trx, settings, group.filter((_, index) => confirmed[index]).map((call) => call.input));
+        return { confirmed, rows };
+      });
     } catch {
-      for (const call of group) await recordFire(this.services, call.input).then(call.resolve, call.reject);
+      for (const call of group) await recordFire(this.services, call.input, this.services.transactions, (trx) => this.confirmOne(trx, call.input.target)).then(call.resolve, call.reject);
       return;
     }
-    group.forEach((call, index) => call.resolve(rows[index]!));
+    let next = 0;
+    group.forEach((call, index) => (outcome.confirmed[index] ? call.resolve(outcome.rows[next++]!) : call.reject(new StaleTargetError())));
+  }
+
+  private async confirmOne(trx: Transaction<Database>, target: WebhookTarget): Promise<void> {
+    const [confirmed] = await this.targets.confirm(trx, [target]);
+    if (!confirmed) throw new StaleTargetError();
   }
 }

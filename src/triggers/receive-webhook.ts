@@ -9,14 +9,16 @@ import type { Services } from '../context.js';
 import { AppError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { TRIGGER_SLUG_PATTERN } from '../manifest/index.js';
-import type { FireBatch } from './fire-batch.js';
+import { StaleTargetError, type FireBatch } from './fire-batch.js';
 import { renderPrompt, webhookView } from './render-prompt.js';
 import type { TriggerFireRow } from './trigger-row.js';
 import { verifyWebhook } from './verify-webhook.js';
-import type { WebhookTargets } from './webhook-targets.js';
+import type { WebhookTarget, WebhookTargets } from './webhook-targets.js';
 
 const slugPattern = new RegExp(TRIGGER_SLUG_PATTERN);
 const MAX_DELIVERY_ID_LENGTH = 200;
+/** Checks of one delivery against a set or secret that keeps changing under it, before it is answered 500. */
+const MAX_ATTEMPTS = 3;
 
 export interface WebhookDelivery {
   projectId: string;
@@ -43,18 +45,38 @@ export async function receiveWebhook(services: Services, receiver: WebhookReceiv
   if (!slugPattern.test(delivery.slug)) {
     throw new AppError('BAD_REQUEST', `The trigger slug ${JSON.stringify(delivery.slug.slice(0, 80))} in the webhook URL is not a slug (lowercase letters, digits, "-" and "_").`);
   }
-  const found = await receiver.targets.find(delivery.projectId.toLowerCase(), delivery.slug);
+  const projectId = delivery.projectId.toLowerCase();
+  let found = await receiver.targets.find(projectId, delivery.slug);
+  for (let attempt = 1; ; attempt += 1) {
+    const refusal = refusalOf(found, delivery);
+    // Refused only on what the database says: what memory held may be out of date (a secret just rotated).
+    if (refusal && found?.fresh === false) {
+      found = await receiver.targets.find(projectId, delivery.slug, { fresh: true });
+      continue;
+    }
+    if (refusal || !found) throw refusal;
+    const { project, trigger } = found;
+    const firedAt = new Date().toISOString();
+    const deliveryId = (header(delivery.headers, 'x-github-delivery') ?? header(delivery.headers, 'webhook-id'))?.trim().slice(0, MAX_DELIVERY_ID_LENGTH) || null;
+    const prompt = renderPrompt(trigger.prompt, webhookView(trigger, { firedAt, rawBody: delivery.rawBody, headers: delivery.headers }));
+    try {
+      return await receiver.fires.record({ project, trigger, source: 'webhook', prompt, actorUserId: project.created_by, firedAt, deliveryId, target: found });
+    } catch (error) {
+      // The set or the secret changed while the delivery was checked: checked again against the new ones.
+      if (!(error instanceof StaleTargetError) || attempt >= MAX_ATTEMPTS) throw error;
+      found = await receiver.targets.find(projectId, delivery.slug, { fresh: true });
+    }
+  }
+}
+
+/** Why the delivery is refused by what `found` says (404, 409, 401), or null when it is accepted. */
+function refusalOf(found: WebhookTarget | null, delivery: WebhookDelivery): AppError | null {
   // One answer for every kind of absence, so the receiver does not tell which projects exist.
-  if (!found) throw new AppError('NOT_FOUND', `No enabled webhook trigger ${JSON.stringify(delivery.slug)} in this project's manifest on its default branch.`);
+  if (!found) return new AppError('NOT_FOUND', `No enabled webhook trigger ${JSON.stringify(delivery.slug)} in this project's manifest on its default branch.`);
   const { project, trigger, secret } = found;
   if (secret === null || secret === '') {
-    throw new AppError('CONFLICT', `The secret ${trigger.secret_env} named by this trigger's secret_env is not set; set it with PUT /v1/projects/${project.id}/secrets/${trigger.secret_env}.`);
+    return new AppError('CONFLICT', `The secret ${trigger.secret_env} named by this trigger's secret_env is not set; set it with PUT /v1/projects/${project.id}/secrets/${trigger.secret_env}.`);
   }
   const check = verifyWebhook(secret, delivery.rawBody, delivery.headers);
-  if (!check.ok) throw new AppError('UNAUTHENTICATED', check.message);
-
-  const firedAt = new Date().toISOString();
-  const deliveryId = (header(delivery.headers, 'x-github-delivery') ?? header(delivery.headers, 'webhook-id'))?.trim().slice(0, MAX_DELIVERY_ID_LENGTH) || null;
-  const prompt = renderPrompt(trigger.prompt, webhookView(trigger, { firedAt, rawBody: delivery.rawBody, headers: delivery.headers }));
-  return receiver.fires.record({ project, trigger, source: 'webhook', prompt, actorUserId: project.created_by, firedAt, deliveryId });
+  return check.ok ? null : new AppError('UNAUTHENTICATED', check.message);
 }

@@ -59,9 +59,18 @@ export function newFireRow(input: FireInput & { dueAt?: string | null }): Trigge
  * `triggers.fired` once it has answered, which starts it. (The webhook receiver records the deliveries that
  * arrive together in one transaction: fire-batch.ts.)
  */
-export async function recordFire(services: Services, input: FireInput, transactions: TransactionRunner = services.transactions): Promise<TriggerFireRow> {
+export async function recordFire(
+  services: Services,
+  input: FireInput,
+  transactions: TransactionRunner = services.transactions,
+  /** Runs first in the transaction; throwing ends it with nothing recorded. */
+  beforeRecord?: (trx: Transaction<Database>) => Promise<void>,
+): Promise<TriggerFireRow> {
   const settings = { maxSessions: services.config.sessions.maxSessions, dialect: services.dialect };
-  const record = async (trx: Transaction<Database>) => (await recordFiresIn(trx, settings, [input]))[0]!;
+  const record = async (trx: Transaction<Database>) => {
+    await beforeRecord?.(trx);
+    return (await recordFiresIn(trx, settings, [input]))[0]!;
+  };
   try {
     return await transactions.run(record);
   } catch (error) {

@@ -1,11 +1,15 @@
 /**
  * What the webhook receiver needs before it can check a delivery: the project, its enabled webhook trigger
- * of that slug, and the secret the trigger names. A project's webhook triggers are kept in memory with the
- * version of the set they were read from (the manifest's commit and when it was stored, which every re-read
- * of the manifest rewrites, on whichever replica). Each delivery reads that version and the secret in one
- * query: a manifest re-read anywhere, a project deleted, or a secret set or deleted counts from the next
- * delivery on, with no time-to-live. The database stays the truth; memory only saves re-reading and
- * re-parsing an unchanged set.
+ * of that slug, and the secret the trigger names. A project's webhook triggers and the secrets they name are
+ * kept in memory with the version of the set they were read from (the manifest's commit and when it was
+ * stored, which every re-read of the manifest rewrites, on whichever replica).
+ *
+ * A delivery is checked against what memory holds, and the transaction that records it confirms, in one
+ * query for all the deliveries it records, that the version and the secret are still the database's
+ * (`confirm`); one that is not is checked again from the database. An answer other than 202 is only ever
+ * given from the database: a delivery refused on what memory holds is looked at again from fresh rows before
+ * it is answered 401, 404 or 409. So a manifest re-read anywhere, a project deleted, or a secret set or deleted
+ * counts from the next delivery on, with no time-to-live, and a delivery costs no query of its own.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -26,12 +30,18 @@ export interface WebhookTarget {
   trigger: WebhookTrigger;
   /** The value of the trigger's secret_env, null when it is not set. */
   secret: string | null;
+  /** The version of the set it was read from, which the recording transaction confirms. */
+  version: string | null;
+  /** Read from the database for this delivery, not from memory. */
+  fresh: boolean;
 }
 
 interface KnownProject {
   version: string | null;
   project: WebhookProject;
   triggers: Map<string, WebhookTrigger>;
+  /** Secret values by name, as read with `version`; null when not set. */
+  secrets: Map<string, string | null>;
 }
 
 /** Projects whose set is kept; past it the one kept longest is dropped (and read again when needed). */
@@ -46,9 +56,18 @@ export class WebhookTargets {
 
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** The project's enabled webhook trigger `slug` with its secret; null when the project or trigger is not there. */
-  async find(projectId: string, slug: string): Promise<WebhookTarget | null> {
+  /**
+   * The project's enabled webhook trigger `slug` with its secret; null when the project or trigger is not
+   * there. From memory when it holds the project and the secret; `fresh` reads the database.
+   */
+  async find(projectId: string, slug: string, { fresh = false } = {}): Promise<WebhookTarget | null> {
     let known = this.known.get(projectId);
+    if (!fresh && known) {
+      const trigger = known.triggers.get(slug);
+      if (trigger && known.secrets.has(trigger.secret_env)) {
+        return { project: known.project, trigger, secret: known.secrets.get(trigger.secret_env) ?? null, version: known.version, fresh: false };
+      }
+    }
     let current = known ? await this.current(projectId, known.triggers.get(slug)?.secret_env) : undefined;
     if (!known || !current || versionOf(current) !== known.version) {
       known = await this.load(projectId);
@@ -57,9 +76,32 @@ export class WebhookTargets {
     }
     const trigger = known.triggers.get(slug);
     if (!trigger) return null;
-    return { project: known.project, trigger, secret: current?.secret ?? null };
+    const secret = current?.secret ?? null;
+    // Kept only under the version it was read with: a set rewritten since is read again next time.
+    if (versionOf(current) === known.version) known.secrets.set(trigger.secret_env, secret);
+    return { project: known.project, trigger, secret, version: known.version, fresh: true };
   }
 
+  /**
+   * Whether each target is still the database's (its set's version and its secret), read in `trx` for all of
+   * them at once. One that is not is forgotten, so that the next look reads it again.
+   */
+  async confirm(trx: Kysely<Database>, targets: readonly WebhookTarget[]): Promise<boolean[]> {
+    const projectIds = [...new Set(targets.map((target) => target.project.id))];
+    const names = [...new Set(targets.map((target) => target.trigger.secret_env))];
+    if (projectIds.length === 0) return [];
+    const versions = new Map(
+      (await trx.selectFrom('trigger_manifests').select(['project_id', 'commit_sha', 'synced_at']).where('project_id', 'in', projectIds).execute()).map((row) => [row.project_id, versionOf(row)]),
+    );
+    const secrets = new Map(
+      (await trx.selectFrom('secrets').select(['project_id', 'name', 'value']).where('project_id', 'in', projectIds).where('name', 'in', names).execute()).map((row) => [`${row.project_id} ${row.name}`, row.value]),
+    );
+    return targets.map((target) => {
+      const confirmed = versions.get(target.project.id) === target.version && (secrets.get(`${target.project.id} ${target.trigger.secret_env}`) ?? null) === target.secret;
+      if (!confirmed) this.known.delete(target.project.id);
+      return confirmed;
+    });
+  }
   /** The version of the project's set, and the secret named (when one is). */
   private async current(projectId: string, secretName: string | undefined) {
     const { rows } = await sql<{ commit_sha: string | null; synced_at: string; secret: string | null }>`
@@ -80,7 +122,7 @@ export class WebhookTargets {
       const trigger = definitionOf(row);
       if (readBool(row.enabled) && trigger.type === 'webhook') triggers.set(row.slug, trigger);
     }
-    const known = { version, project, triggers };
+    const known: KnownProject = { version, project, triggers, secrets: new Map() };
     if (this.known.size >= KEPT_PROJECTS) this.known.delete(this.known.keys().next().value as string);
     this.known.set(projectId, known);
     return known;
