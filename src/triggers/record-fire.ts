@@ -9,7 +9,7 @@ import type { Services } from '../context.js';
 import { isUniqueViolation, type Dialect } from '../db/database.js';
 import type { Database, TriggerFireSource } from '../db/schema.js';
 import type { TransactionRunner } from '../db/transactions.js';
-import { newId } from '../ids.js';
+import { newTimeOrderedId } from '../ids.js';
 import type { NormalizedTrigger } from '../manifest/index.js';
 import { accountSlots, needsSlot, planTarget, waitReasonOf, type AccountSlots, type FireTarget } from './plan-fire.js';
 import type { TriggerFireRow } from './trigger-row.js';
@@ -29,7 +29,7 @@ const DUPLICATE_WINDOW_MS = 24 * 3_600_000;
 
 export function newFireRow(input: FireInput & { dueAt?: string | null }): TriggerFireRow {
   return {
-    id: newId(),
+    id: newTimeOrderedId(),
     project_id: input.project.id,
     account_id: input.project.account_id,
     trigger_slug: input.trigger.slug,
