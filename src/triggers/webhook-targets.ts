@@ -90,12 +90,15 @@ export class WebhookTargets {
     const projectIds = [...new Set(targets.map((target) => target.project.id))];
     const names = [...new Set(targets.map((target) => target.trigger.secret_env))];
     if (projectIds.length === 0) return [];
-    const versions = new Map(
-      (await trx.selectFrom('trigger_manifests').select(['project_id', 'commit_sha', 'synced_at']).where('project_id', 'in', projectIds).execute()).map((row) => [row.project_id, versionOf(row)]),
-    );
-    const secrets = new Map(
-      (await trx.selectFrom('secrets').select(['project_id', 'name', 'value']).where('project_id', 'in', projectIds).where('name', 'in', names).execute()).map((row) => [`${row.project_id} ${row.name}`, row.value]),
-    );
+    // One query (one round trip to PostgreSQL) for every set and secret of the group.
+    const rows = await trx
+      .selectFrom('trigger_manifests as m')
+      .leftJoin('secrets as s', (join) => join.onRef('s.project_id', '=', 'm.project_id').on('s.name', 'in', names))
+      .select(['m.project_id', 'm.commit_sha', 'm.synced_at', 's.name', 's.value'])
+      .where('m.project_id', 'in', projectIds)
+      .execute();
+    const versions = new Map(rows.map((row) => [row.project_id, versionOf(row)]));
+    const secrets = new Map(rows.filter((row) => row.name !== null).map((row) => [`${row.project_id} ${row.name}`, row.value]));
     return targets.map((target) => {
       const confirmed = versions.get(target.project.id) === target.version && (secrets.get(`${target.project.id} ${target.trigger.secret_env}`) ?? null) === target.secret;
       if (!confirmed) this.known.delete(target.project.id);
