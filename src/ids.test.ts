@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isUuid, newId, newTimeOrderedId } from './ids.js';
+import { isUuid, newId } from './ids.js';
+import { newTimeOrderedId } from './time-ordered-id.js';
 
 describe('ids', () => {
   it('makes time-ordered ids that are UUIDs and sort as they were made, even within one millisecond', () => {

@@ -9,7 +9,7 @@ import type { Services } from '../context.js';
 import { isUniqueViolation, type Dialect } from '../db/database.js';
 import type { Database, TriggerFireSource } from '../db/schema.js';
 import type { TransactionRunner } from '../db/transactions.js';
-import { newTimeOrderedId } from '../ids.js';
+import { newTimeOrderedId } from '../time-ordered-id.js';
 import type { NormalizedTrigger } from '../manifest/index.js';
 import { accountSlots, needsSlot, planTarget, waitReasonOf, type AccountSlots, type FireTarget } from './plan-fire.js';
 import type { TriggerFireRow } from './trigger-row.js';
