@@ -144,6 +144,8 @@ export interface SessionsTable {
   sandbox_ref: Nullable<string>;
   /** Where the control plane reaches the sandbox's daemon. */
   daemon_url: Nullable<string>;
+  /** Since when a failed session's sandbox has waited to be stopped (its Docker engine did not answer as it failed). */
+  sandbox_unstopped_since: Nullable<string>;
 }
 
 /** The runtime's messages as JSON text (bounded; the oldest left out past the bound, counted). */

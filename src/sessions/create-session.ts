@@ -79,6 +79,7 @@ export async function createSession(ctx: ActorContext, input: CreateSessionInput
     sandbox_state: 'provisioning',
     sandbox_ref: null,
     daemon_url: null,
+    sandbox_unstopped_since: null,
   };
   // The branch first: a session row always has its branch. A failed insert (over the cap) leaves a branch
   // nobody uses, named by an id nobody holds; it is removed right away.

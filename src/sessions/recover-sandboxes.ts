@@ -50,11 +50,6 @@ export function recoverSandboxesTask(intervalMs: number): BackgroundTask {
   let firstRun = true;
   /** When each running session's daemon was first found silent (this process's view; a restart starts afresh). */
   const silentSince = new Map<string, number>();
-  /**
-   * Failed sessions whose sandbox could not be stopped when they failed (their Docker engine did not answer):
-   * an engine that comes back without restarting still runs their containers, which are stopped then.
-   */
-  const unstopped = new Set<string>();
 
   async function fail(services: Services, session: SessionRow, error: string): Promise<void> {
     const { supervisor } = services.sessions;
@@ -63,25 +58,35 @@ export function recoverSandboxesTask(intervalMs: number): BackgroundTask {
       () => true,
       () => false,
     );
-    const moved = await moveSession(services, services.db, session, { status: 'failed', sandbox_state: 'error', error, from: ['running'], extra: { lease_expires_at: null } });
-    if (!stopped && moved) unstopped.add(session.id);
+    // A container its engine could not stop (the engine did not answer) is marked in the database, so that it is
+    // stopped once the engine answers again without having restarted, even by another replica or a restarted svc.
+    await moveSession(services, services.db, session, { status: 'failed', sandbox_state: 'error', error, from: ['running'], extra: { lease_expires_at: null, ...(stopped ? {} : { sandbox_unstopped_since: nowIso() }) } });
   }
 
-  /** Stops the sandboxes of `unstopped` that are still failed, now that their engine may answer; a resumed or deleted one is its boot's or delete's. */
+  /** Stops the sandboxes of failed sessions marked unstopped, now that their engine may answer; a resumed or deleted one is its boot's or delete's. */
   async function stopUnstopped(services: Services): Promise<void> {
-    for (const id of unstopped) {
-      const session = await services.db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
-      const { supervisor } = services.sessions;
-      if (!session || session.status !== 'failed' || session.sandbox_state !== 'error' || supervisor.booting(id)) {
-        unstopped.delete(id);
+    const { supervisor } = services.sessions;
+    const marked = await services.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('sandbox_unstopped_since', 'is not', null)
+      .where('sandbox_provider', '=', supervisor.provider.name)
+      .execute();
+    for (const session of marked) {
+      if (supervisor.booting(session.id)) continue;
+      const clear = () =>
+        services.db.updateTable('sessions').set({ sandbox_unstopped_since: null }).where('id', '=', session.id).where('sandbox_unstopped_since', '=', session.sandbox_unstopped_since).execute();
+      if (session.status !== 'failed' || session.sandbox_state !== 'error') {
+        await clear();
         continue;
       }
       try {
         await supervisor.stop(session);
-        unstopped.delete(id);
       } catch {
         // The engine still does not answer: tried again next time.
+        continue;
       }
+      await clear();
     }
   }
 

@@ -30,7 +30,7 @@ export async function wake(services: Services, project: ProjectRow, session: Ses
     if (services.dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${`svc sessions ${project.account_id}`}))`.execute(trx);
     const updated = await trx
       .updateTable('sessions')
-      .set({ status: 'provisioning', sandbox_state: 'provisioning', error: null, runtime_session_id: null, updated_at: at, last_activity_at: at })
+      .set({ status: 'provisioning', sandbox_state: 'provisioning', error: null, runtime_session_id: null, sandbox_unstopped_since: null, updated_at: at, last_activity_at: at })
       .where('id', '=', session.id)
       .where('status', 'in', ['stopped', 'failed'])
       // A wake decided on a row read before a delete must not bring the deleted session back.

@@ -12,7 +12,7 @@ export interface StatusChange {
   from: readonly SessionStatus[];
   /** And only if its sandbox is in one of these (a deleted session's `archived` must stay). */
   fromSandbox?: readonly SandboxState[];
-  extra?: Partial<Pick<SessionRow, 'runtime_session_id' | 'lease_expires_at' | 'last_activity_at' | 'initial_prompt_sent_at'>>;
+  extra?: Partial<Pick<SessionRow, 'runtime_session_id' | 'lease_expires_at' | 'last_activity_at' | 'initial_prompt_sent_at' | 'sandbox_unstopped_since'>>;
 }
 
 /** Moves a session to a new status if it is still in one of `from`; announces it; returns whether it moved. */

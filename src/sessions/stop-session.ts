@@ -1,4 +1,5 @@
 import type { ActorContext, Services } from '../context.js';
+import { nowIso } from '../db/values.js';
 import { sessionNotRunning } from '../errors.js';
 import { loadSession } from './session-access.js';
 import { captureConversation } from './session-conversation.js';
@@ -29,9 +30,10 @@ export async function hibernate(services: Services, session: SessionRow): Promis
     await sessionsOf(services).supervisor.stop(session, () => captureConversation(services, session));
   } catch (error) {
     // The provider could not end the sandbox (its Docker engine does not answer): the sandbox may still run,
-    // so the session does not claim `stopped`, and the request does not fail for what it cannot change.
+    // so the session does not claim `stopped`, and the request does not fail for what it cannot change. It is
+    // marked so that the sandbox watch stops the sandbox once its engine answers again (recover-sandboxes.ts).
     const reason = `The sandbox could not be stopped: ${error instanceof Error ? error.message : String(error)}. Resume the session to start it again with its files, or delete it.`;
-    await moveSession(services, services.db, session, { status: 'failed', sandbox_state: 'error', error: reason, from: ['stopped'], fromSandbox: ['stopped'] });
+    await moveSession(services, services.db, session, { status: 'failed', sandbox_state: 'error', error: reason, from: ['stopped'], fromSandbox: ['stopped'], extra: { sandbox_unstopped_since: nowIso() } });
   }
   return true;
 }

@@ -42,6 +42,8 @@ export default async function setup(): Promise<void> {
     }
     process.stderr.write(`svc tests: installing ${missing.join(' ')}…\n`);
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    // An install that an earlier run was killed in the middle of is finished first, or apt refuses to start.
+    spawnSync('dpkg', ['--configure', '-a'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
     for (const args of [['update', '-qq'], ['install', '-y', '-qq', ...missing, 'fonts-dejavu-core']]) {
       const result = spawnSync('apt-get', args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
       if (result.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed (exit ${result.status})`);

@@ -4,7 +4,7 @@
  * (namespace, link, rules, cgroup, a container, processes that outlived their entrypoint) and boots its
  * session again; deleting both sessions then leaves nothing. Runs `svc serve` as a user does, per provider.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,22 +13,14 @@ import { removeTempDirs } from '../../src/git/testing/fixtures.js';
 import { DockerEngine } from '../../src/sessions/providers/docker-engine.js';
 import { alive, sandboxProcesses } from '../../src/sessions/providers/host-processes.js';
 import { poll } from './poll.js';
-import { repoRoot } from './runtime-fixture.js';
 import { pushStarterRepository } from './sandbox-conformance.js';
+import { SERVE_TOKEN, serveApi as api, serveSvc, type ServedSvc } from './svc-serve.js';
 
 export interface CrashOptions {
   provider: 'process' | 'bubblewrap' | 'docker';
   setup?: () => Promise<void>;
   /** What the host shows of a session's sandbox; `files:` entries are kept files, not running parts. */
   hostTraces: (sessionId: string) => Promise<string[]>;
-}
-
-const token = 'svc_u_crash_test_token_0123456789';
-
-async function api(url: string, method: string, route: string, body?: unknown): Promise<any> {
-  const response = await fetch(url + route, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
 }
 
 export function sandboxCrash(options: CrashOptions): void {
@@ -41,22 +33,10 @@ export function sandboxCrash(options: CrashOptions): void {
     removeTempDirs();
   });
 
-  async function serve(): Promise<{ url: string; child: ChildProcess }> {
-    const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'svc.js'), 'serve', '--port', '0', '--data-dir', dataDir], {
-      env: { ...process.env, DATABASE_URL: '', SVC_ADMIN_TOKEN: token, SVC_SANDBOX_PROVIDER: options.provider, SVC_LOG_LEVEL: 'error', SVC_SANDBOX_WATCH_INTERVAL_MS: '200' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    children.push(child);
-    const url = await new Promise<string>((resolve, reject) => {
-      let stderr = '';
-      child.stderr!.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString('utf8');
-        const match = /serving on (http:\/\/\S+)/.exec(stderr);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child.once('exit', (code) => reject(new Error(`svc serve exited with ${code}: ${stderr}`)));
-    });
-    return { url, child };
+  async function serve(): Promise<ServedSvc> {
+    const served = await serveSvc(dataDir, { SVC_SANDBOX_PROVIDER: options.provider, SVC_SANDBOX_WATCH_INTERVAL_MS: '200' });
+    children.push(served.child);
+    return served;
   }
 
   async function sessionUntil(url: string, route: string, done: (session: any) => boolean): Promise<any> {
@@ -72,7 +52,7 @@ export function sandboxCrash(options: CrashOptions): void {
     await options.setup?.();
     const first = await serve();
     const { body } = await api(first.url, 'POST', '/v1/projects', { name: 'Crash' });
-    await pushStarterRepository(body.project.clone_url, token);
+    await pushStarterRepository(body.project.clone_url, SERVE_TOKEN);
     const base = `/v1/projects/${body.project.id}/sessions`;
     const [survivor, killed] = [(await api(first.url, 'POST', base, {})).body.session.id as string, (await api(first.url, 'POST', base, {})).body.session.id as string];
     const survivorBefore = await sessionUntil(first.url, `${base}/${survivor}`, (s) => s.status === 'running');

@@ -14,6 +14,7 @@ import { signIns } from './0013-sign-ins.js';
 import { sessionConversations } from './0014-session-conversations.js';
 import { triggerFireQueue } from './0016-trigger-fire-queue.js';
 import { bundledModelAccess } from './0017-bundled-model-access.js';
+import { sandboxUnstopped } from './0018-sandbox-unstopped.js';
 
 /**
  * Migrations are code, not files read at run time, so they ship inside the build. Names sort in order;
@@ -33,6 +34,7 @@ const migrations: Record<string, MigrationFactory> = {
   '0014_session_conversations': sessionConversations,
   '0016_trigger_fire_queue': triggerFireQueue,
   '0017_bundled_model_access': bundledModelAccess,
+  '0018_sandbox_unstopped': sandboxUnstopped,
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
