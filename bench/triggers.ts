@@ -1,16 +1,18 @@
 /**
  * Triggers. The webhook receiver's 202 path (signature checked, fire recorded, answered) on SQLite and on
  * PostgreSQL, each beside a floor measured in the same run: a bare node:http server doing only the HMAC, in
- * its own process as svc is; then the receiver's p99 at a fixed 1,000 requests/s. BENCH_TRIGGERS=webhook or
- * cron runs one part. The scheduler: many cron triggers due every few seconds on
+ * its own process as svc is; then the receiver's p99 at a fixed 1,000 requests/s. A manifest of 10,000 triggers
+ * pushed: how long until they are read and what other requests wait meanwhile. BENCH_TRIGGERS=webhook, manifest
+ * or cron runs one part. The scheduler: many cron triggers due every few seconds on
  * three replicas sharing one PostgreSQL database, how late each fire was (fired_at − due_at), fires twice
  * for one slot (duplicates) and slots skipped (missed); and the CPU an idle scheduler costs.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { loadServer } from './http-load.js';
 import { pacedLoad } from './paced-load.js';
@@ -25,6 +27,8 @@ const CRON_TRIGGERS = Number(process.env.BENCH_CRON_TRIGGERS ?? 1500);
 const CRON_EVERY_S = Number(process.env.BENCH_CRON_EVERY_S ?? 5);
 const CRON_SECONDS = Number(process.env.BENCH_CRON_SECONDS ?? 45);
 const REPLICAS = 3;
+const MANIFEST_TRIGGERS = 10_000;
+const execFileAsync = promisify(execFile);
 
 const api = benchApi;
 
@@ -219,11 +223,70 @@ async function cronFigures(): Promise<Record<string, unknown>> {
   }
 }
 
+/** Latencies of /healthz asked one after another until `done` resolves: what any request waits while svc works. */
+async function healthLatencies(server: BenchServer, done: Promise<unknown>): Promise<number[]> {
+  let finished = false;
+  void done.finally(() => (finished = true));
+  const latencies: number[] = [];
+  while (!finished) {
+    const started = performance.now();
+    await (await fetch(`${server.url}/healthz`)).text();
+    latencies.push(performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return latencies.sort((a, b) => a - b);
+}
+
+/**
+ * A manifest of 10,000 triggers pushed to a project's default branch: how long until its triggers are read,
+ * and how long other requests (/healthz, asked every 5 ms) wait meanwhile, beside the same requests to the
+ * idle server in the same run.
+ */
+async function manifestFigures(): Promise<Record<string, unknown>> {
+  const server = await startBenchServer();
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-manifest-'));
+  try {
+    const { project } = await api(server, 'POST', '/v1/projects', { name: `Manifest ${Date.now()}` });
+    const entries = Array.from({ length: MANIFEST_TRIGGERS }, (_, i) => `  - slug: t-${i}\n    type: cron\n    cron: "${i % 60} ${i % 59} * * * *"\n    prompt: "t {{ cron.fired_at }} ${i}"\n`);
+    fs.writeFileSync(path.join(work, 'svc.yaml'), `triggers:\n${entries.join('')}`);
+    const git = (args: string[]) => execFileAsync('git', args, { cwd: work });
+    await git(['init', '-q', '-b', 'main']);
+    await git(['add', '-A']);
+    await git(['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'Triggers']);
+    const url = new URL(project.clone_url);
+    url.username = 'x';
+    url.password = server.token;
+
+    const idle = await healthLatencies(server, new Promise((resolve) => setTimeout(resolve, 2_000)));
+    const started = performance.now();
+    const read = (async () => {
+      await git(['push', '-q', url.toString(), 'HEAD:main']);
+      const last = `${server.url}/v1/projects/${project.id}/triggers/t-${MANIFEST_TRIGGERS - 1}/fires?limit=1`;
+      while ((await fetch(last, { headers: { authorization: `Bearer ${server.token}` } })).status !== 200) await new Promise((resolve) => setTimeout(resolve, 20));
+      return performance.now() - started;
+    })();
+    const during = await healthLatencies(server, read);
+    const summary = (latencies: number[]) => ({ p50: round(percentile(latencies, 50), 2), p99: round(percentile(latencies, 99), 2), max: round(latencies.at(-1) ?? 0, 2) });
+    return {
+      triggers: MANIFEST_TRIGGERS,
+      manifestBytes: fs.statSync(path.join(work, 'svc.yaml')).size,
+      pushToTriggersReadMs: Math.round(await read),
+      healthzWhileReadMs: summary(during),
+      healthzIdleMs: summary(idle),
+    };
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+    await server.stop();
+  }
+}
+
 export async function runTriggersBench(): Promise<Record<string, unknown>> {
-  // BENCH_TRIGGERS=webhook or cron runs one part.
+  // BENCH_TRIGGERS=webhook, cron or manifest runs one part.
   const part = process.env.BENCH_TRIGGERS;
+  const runs = (name: string) => part === undefined || part === name;
   return {
-    ...(part === 'cron' ? {} : { webhook: await webhookFigures('sqlite'), webhookPostgres: await webhookFigures('postgresql') }),
-    ...(part === 'webhook' ? {} : { cron: await cronFigures() }),
+    ...(runs('webhook') ? { webhook: await webhookFigures('sqlite'), webhookPostgres: await webhookFigures('postgresql') } : {}),
+    ...(runs('manifest') ? { manifest: await manifestFigures() } : {}),
+    ...(runs('cron') ? { cron: await cronFigures() } : {}),
   };
 }

@@ -1,17 +1,15 @@
 /** The manifest module: parse and validate `svc.yaml` / `svc.toml` (spec 3 "Trigger", spec 2 merge gate). */
 export {
   parseManifest,
-  readManifestFromTree,
   formatOf,
   MANIFEST_FILENAMES,
   MAX_MANIFEST_BYTES,
-  type FileReader,
   type ManifestFilename,
-  type ManifestFromTree,
   type ParseManifestInput,
   type ParsedManifest,
   type TriggerError,
 } from './parse-manifest.js';
+export { readManifestFromTree, type FileReader, type ManifestFromTree } from './read-manifest-from-tree.js';
 export { formatMemory, sandboxLimitIssues, type SandboxMaximums } from './sandbox-section.js';
 export { manifestInvalidError } from './manifest-invalid-error.js';
 export { cronSchedule, checkCronExpression, CRON_PATTERN_OPTIONS, type CronCheck } from './cron-expression.js';

@@ -16,7 +16,6 @@ import { checkSandbox, emptySandbox } from './sandbox-section.js';
 import { checkTriggerEntry, newTriggerCheckCache } from './trigger-entry.js';
 import { jsonPointer } from '../json-pointer.js';
 import { describeValue, isRecord } from './wording.js';
-import { ParsedManifests } from './parsed-manifests.js';
 
 /**
  * Where a manifest may live, in the order they are looked for. `svc.yml` is accepted because editors and
@@ -170,36 +169,4 @@ function triggerEntries(value: unknown, format: ManifestFormat): { list: readonl
       ? 'write [[triggers]] (double brackets) above each trigger'
       : 'start each trigger with "- ", e.g. "- slug: nightly"';
   return { problem: { path: '/triggers', message: `triggers must be a list; ${advice}; got ${describeValue(value)}` } };
-}
-
-export type FileReader = (path: string) => Promise<string | null>;
-
-export interface ManifestFromTree extends ParsedManifest {
-  /** Other manifest files on the branch, which are not read (each is also an issue). */
-  ignored: ManifestFilename[];
-}
-
-/**
- * Reads the manifest at the root of a branch through `readFile` (null for a missing file). Looks for
- * `svc.yaml`, then `svc.yml`, then the legacy `svc.toml`, and reads the first that exists. Returns null
- * when there is none: a branch without a manifest passes the merge gate and has no triggers.
- *
- * Two manifests on one branch are an issue: edits to the ignored one would have no effect, which is
- * exactly the confusion of a half-finished migration from `svc.toml`.
- */
-const recentlyParsed = new ParsedManifests();
-
-export async function readManifestFromTree(readFile: FileReader): Promise<ManifestFromTree | null> {
-  const texts = await Promise.all(MANIFEST_FILENAMES.map((filename) => readFile(filename)));
-  const present = MANIFEST_FILENAMES.filter((_, position) => texts[position] !== null && texts[position] !== undefined);
-  const chosen = present[0];
-  if (chosen === undefined) return null;
-  const text = texts[MANIFEST_FILENAMES.indexOf(chosen)] ?? '';
-  const parsed = recentlyParsed.get(chosen, text, () => parseManifest({ filename: chosen, text }));
-  const ignored = present.slice(1);
-  const duplicateIssues: Issue[] = ignored.map((other) => ({
-    path: '',
-    message: `${chosen} and ${other} both exist; only ${chosen} is read, so delete ${other} (move anything still needed into ${chosen})`,
-  }));
-  return { ...parsed, issues: [...duplicateIssues, ...parsed.issues], ignored };
 }

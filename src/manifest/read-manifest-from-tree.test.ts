@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { manifestInvalidError, readManifestFromTree } from './index.js';
+import { manifestInvalidError, parseManifest, readManifestFromTree } from './index.js';
+import { PARSE_IN_THREAD_CHARS } from './read-manifest-from-tree.js';
 import { MAX_ISSUES } from '../errors.js';
 
 /** A branch as a map of root paths to file contents; records which paths were asked for. */
@@ -52,6 +53,21 @@ describe('readManifestFromTree', () => {
       },
     ]);
     expect(result?.errors).toEqual([]);
+  });
+
+  test('parses a manifest of 10,000 triggers, with a bad entry among them, as the inline parser does, while the calling thread keeps running', { timeout: 60_000 }, async () => {
+    const entries = Array.from({ length: 10_000 }, (_, index) => `  - slug: t-${index}\n    type: cron\n    cron: "${index % 60} ${index % 59} * * * *"\n    prompt: "run {{ cron.fired_at }} ${index}"\n`);
+    entries[4_321] = '  - slug: broken\n    type: cron\n    cron: "61 * * * * *"\n    prompt: p\n';
+    const text = `triggers:\n${entries.join('')}`;
+    expect(text.length).toBeGreaterThan(PARSE_IN_THREAD_CHARS);
+    // Turns of the event loop taken while the manifest is read: none when it is parsed in this thread.
+    let turns = 0;
+    const ticker = setInterval(() => (turns += 1), 1);
+    const read = await readManifestFromTree(branch({ 'svc.yaml': text }).readFile).finally(() => clearInterval(ticker));
+    expect(turns).toBeGreaterThan(10);
+    expect(read).toEqual({ ...parseManifest({ filename: 'svc.yaml', text }), ignored: [] });
+    expect(read?.triggers).toHaveLength(9_999);
+    expect(read?.errors).toEqual([expect.objectContaining({ index: 4_321, slug: 'broken' })]);
   });
 
   test('errors of the reader reach the caller', async () => {

@@ -46,8 +46,12 @@ function wallClock(instant: Date, timezone: string): string {
 /** Clock changes move by an hour, or half an hour (Lord Howe Island). */
 const CLOCK_SHIFTS_MS = [3_600_000, 1_800_000];
 
+/** Zones of a fixed offset (UTC, the default, and Etc/GMT±N): no local time repeats, and checking costs three date formats. */
+const FIXED_OFFSET_ZONE = /^(UTC|GMT|Etc\/.+)$/;
+
 /** The second occurrence of a local time that a fall-back repeats. */
 function repeatsAnEarlierLocalTime(instant: Date, timezone: string): boolean {
+  if (FIXED_OFFSET_ZONE.test(timezone)) return false;
   const local = wallClock(instant, timezone);
   return CLOCK_SHIFTS_MS.some((shift) => wallClock(new Date(instant.getTime() - shift), timezone) === local);
 }

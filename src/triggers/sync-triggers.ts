@@ -18,6 +18,20 @@ import { definitionOf } from './trigger-row.js';
 
 /** New triggers per insert: a manifest of thousands is written in a few statements, within the drivers' parameter limits. */
 const INSERT_CHUNK = 500;
+/**
+ * Triggers planned or written per turn of the event loop: croner takes up to 0.1 ms to plan one, so 10,000 at
+ * once held every request for a second. (SQLite's statements complete synchronously: without a turn given up
+ * between them, a transaction of thousands of rows would hold every request too.)
+ */
+const TRIGGERS_PER_TURN = 50;
+
+/** Gives up a turn of the event loop every `count`th call. */
+function turnsEvery(count: number): () => Promise<void> {
+  let calls = 0;
+  return async () => {
+    if (++calls % count === 0) await new Promise((resolve) => setImmediate(resolve));
+  };
+}
 
 export interface TriggerSyncResult {
   /** False when the stored set was already read from the branch's tip. */
@@ -29,7 +43,65 @@ function scheduleKey(trigger: NormalizedTrigger): string {
   return trigger.type === 'cron' ? JSON.stringify([trigger.type, trigger.enabled, trigger.cron, trigger.run_at, trigger.timezone]) : JSON.stringify([trigger.type, trigger.enabled]);
 }
 
-export async function syncProjectTriggers(services: Services, project: ProjectRow, now: Date = new Date()): Promise<TriggerSyncResult> {
+/**
+ * The next fires of the cron triggers that need planning (new, or rescheduled against `stored`), worked out
+ * before the transaction and a few hundred per turn of the event loop, so that requests are answered meanwhile.
+ */
+async function planCronFires(triggers: readonly NormalizedTrigger[], stored: ReadonlyMap<string, NormalizedTrigger>, now: Date): Promise<Map<string, string | null>> {
+  const planned = new Map<string, string | null>();
+  const turn = turnsEvery(TRIGGERS_PER_TURN);
+  for (const trigger of triggers) {
+    if (trigger.type !== 'cron' || !trigger.enabled || trigger.run_at !== null) continue;
+    const before = stored.get(trigger.slug);
+    if (before && scheduleKey(before) === scheduleKey(trigger)) continue;
+    planned.set(trigger.slug, nextFireAt(trigger, now, null));
+    await turn();
+  }
+  return planned;
+}
+
+interface SyncsOfProject {
+  /** The last sync asked for; the next one asked for runs after it. */
+  latest: Promise<TriggerSyncResult>;
+  /** A sync asked for that has not started yet: callers until it starts share it, with the newest project row. */
+  waiting: { project: ProjectRow; promise: Promise<TriggerSyncResult> } | null;
+}
+
+/**
+ * This process's syncs, by database (a request's context and the server's services share it) and project: two
+ * at once would each plan thousands of triggers for one write.
+ */
+const syncs = new WeakMap<object, Map<string, SyncsOfProject>>();
+
+/**
+ * Reads the project's set from its default branch's tip and stores it, unless it is stored already. A call
+ * while another runs waits for it and reads the tip again then (the branch may have moved since that one read
+ * it); calls meanwhile share that read. `now` (tests) plans from that instant, on its own.
+ */
+export function syncProjectTriggers(services: Services, project: ProjectRow, now?: Date): Promise<TriggerSyncResult> {
+  if (now) return syncTriggers(services, project, now);
+  let projects = syncs.get(services.db);
+  if (!projects) syncs.set(services.db, (projects = new Map()));
+  const syncsOfProject = projects.get(project.id);
+  if (syncsOfProject?.waiting) {
+    syncsOfProject.waiting.project = project;
+    return syncsOfProject.waiting.promise;
+  }
+  const waiting = { project, promise: Promise.resolve<TriggerSyncResult>({ changed: false }) };
+  const entry: SyncsOfProject = { latest: waiting.promise, waiting };
+  waiting.promise = (syncsOfProject?.latest ?? Promise.resolve())
+    .catch(() => undefined)
+    .then(() => {
+      if (entry.waiting === waiting) entry.waiting = null;
+      return syncTriggers(services, waiting.project, new Date());
+    });
+  entry.latest = waiting.promise;
+  projects.set(project.id, entry);
+  void waiting.promise.catch(() => undefined).finally(() => projects.get(project.id) === entry && projects.delete(project.id));
+  return waiting.promise;
+}
+
+async function syncTriggers(services: Services, project: ProjectRow, now: Date): Promise<TriggerSyncResult> {
   const repo = await openProjectRepository(services, project);
   const tip = await resolveRef(repo.path, project.default_branch);
   const stored = await services.db.selectFrom('trigger_manifests').select('commit_sha').where('project_id', '=', project.id).executeTakeFirst();
@@ -43,6 +115,10 @@ export async function syncProjectTriggers(services: Services, project: ProjectRo
     : [];
   const triggers = manifest?.triggers ?? [];
   const at = now.toISOString();
+  const storedTriggers = await services.db.selectFrom('triggers').select(['slug', 'enabled', 'definition']).where('project_id', '=', project.id).execute();
+  const planned = await planCronFires(triggers, new Map(storedTriggers.map((row) => [row.slug, { ...definitionOf(row), enabled: readBool(row.enabled) }])), now);
+  // A cron schedule's next fire does not depend on the last fire (only a run_at's does): what was planned above holds.
+  const plan = (trigger: NormalizedTrigger, lastFiredAt: string | null) => (planned.has(trigger.slug) ? (planned.get(trigger.slug) ?? null) : nextFireAt(trigger, now, lastFiredAt));
 
   const changed = await services.db.transaction().execute(async (trx) => {
     // One replica writes a project's set at a time; a second one that read the same tip finds it done.
@@ -54,26 +130,32 @@ export async function syncProjectTriggers(services: Services, project: ProjectRo
     if (current && current.commit_sha === tip) return false;
     const existing = new Map((await trx.selectFrom('triggers').selectAll().where('project_id', '=', project.id).execute()).map((row) => [row.slug, row]));
     const added: Array<Insertable<TriggersTable>> = [];
+    const turn = turnsEvery(TRIGGERS_PER_TURN);
     for (const [position, trigger] of triggers.entries()) {
       const before = existing.get(trigger.slug);
       existing.delete(trigger.slug);
       const definition = JSON.stringify(trigger);
       if (!before) {
-        added.push({ project_id: project.id, slug: trigger.slug, position, type: trigger.type, enabled: trigger.enabled, definition, next_fire_at: nextFireAt(trigger, now, null), last_fired_at: null, created_at: at, updated_at: at });
+        added.push({ project_id: project.id, slug: trigger.slug, position, type: trigger.type, enabled: trigger.enabled, definition, next_fire_at: plan(trigger, null), last_fired_at: null, created_at: at, updated_at: at });
         continue;
       }
       // An entry the edit left alone keeps its row as it is: a manifest of thousands rewrites only what changed.
       if (before.position === position && isDeepStrictEqual(definitionOf(before), trigger)) continue;
       const sameSchedule = scheduleKey(definitionOf(before)) === scheduleKey(trigger) && readBool(before.enabled) === trigger.enabled;
-      const nextFire = sameSchedule ? before.next_fire_at : nextFireAt(trigger, now, before.last_fired_at);
+      const nextFire = sameSchedule ? before.next_fire_at : plan(trigger, before.last_fired_at);
       await trx
         .updateTable('triggers')
         .set({ position, type: trigger.type, enabled: trigger.enabled, definition, next_fire_at: nextFire, updated_at: at })
         .where('project_id', '=', project.id)
         .where('slug', '=', trigger.slug)
         .execute();
+      await turn();
     }
-    for (let start = 0; start < added.length; start += INSERT_CHUNK) await trx.insertInto('triggers').values(added.slice(start, start + INSERT_CHUNK)).execute();
+    const insertTurn = turnsEvery(1);
+    for (let start = 0; start < added.length; start += INSERT_CHUNK) {
+      await trx.insertInto('triggers').values(added.slice(start, start + INSERT_CHUNK)).execute();
+      await insertTurn();
+    }
     const removed = [...existing.keys()];
     if (removed.length > 0) await trx.deleteFrom('triggers').where('project_id', '=', project.id).where('slug', 'in', removed).execute();
     const manifestRow = { commit_sha: tip, path: manifest?.filename ?? null, errors: JSON.stringify(errors), synced_at: at };
