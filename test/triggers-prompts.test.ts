@@ -44,7 +44,11 @@ function turnsSeen(): string[] {
 }
 
 async function turnWith(fragment: string): Promise<string> {
-  const turns = await until(`the agent received a prompt with ${fragment}`, async () => turnsSeen(), (list) => list.some((text) => text.includes(fragment)), 60_000);
+  // A sandbox boots its runtime first: on a loaded machine (CI runs two files at once) that took over a minute.
+  const turns = await until(`the agent received a prompt with ${fragment}`, async () => turnsSeen(), (list) => list.some((text) => text.includes(fragment)), 120_000).catch(async (error: unknown) => {
+    const sessions = (await svc.request('GET', `/v1/projects/${project.id}/sessions`)).body.sessions as Array<{ id: string; status: string; error: string | null }>;
+    throw new Error(`${error instanceof Error ? error.message : String(error)}; the project's sessions: ${JSON.stringify(sessions.map(({ id, status, error: why }) => ({ id, status, error: why })))}`);
+  });
   return turns.find((text) => text.includes(fragment))!;
 }
 
@@ -99,5 +103,5 @@ describe(`prompt templates per fire kind, as the agent receives them (${testDial
       'slug=tick type=cron kind=git fired_at=[] action=[] pr=[] raw=[] ct=[] ua=[] ff=[] source=[] actor=[] message=[|] ' +
         `cron=[2020-02-02T02:02:02.000Z|Europe/Paris|${await fireAt('tick')}|] missing=[]`,
     );
-  }, 120_000);
+  }, 240_000);
 });
