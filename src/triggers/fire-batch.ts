@@ -1,7 +1,7 @@
 /**
- * Webhook fires that arrive together are recorded together: one transaction, one count of each account's
- * queue and slots, one insert and one `last_fired_at` per trigger for the whole group, and each delivery is
- * answered after the commit. On PostgreSQL a fire recorded alone cost five round trips, and writing them
+ * Webhook fires that arrive together are recorded together: one transaction, one query for what the deliveries
+ * were checked against and their accounts' queues and slots, one insert with `last_fired_at` for the whole
+ * group, and each delivery is answered after the commit. On PostgreSQL a fire recorded alone cost five round trips, and writing them
  * was most of the receiver's time.
  *
  * Each fire gets the decisions it would get recorded alone (`recordFiresIn`, record-fire.ts). The transaction
@@ -53,8 +53,8 @@ export class FireBatch {
     let outcome: { confirmed: boolean[]; rows: TriggerFireRow[] };
     try {
       outcome = await this.services.db.transaction().execute(async (trx) => {
-        const confirmed = await this.targets.confirm(trx, group.map((call) => call.input.target));
-        const rows = await recordFiresIn(trx, settings, group.filter((_, index) => confirmed[index]).map((call) => call.input));
+        const { confirmed, slots } = await this.targets.confirm(trx, group.map((call) => call.input.target));
+        const rows = await recordFiresIn(trx, settings, group.filter((_, index) => confirmed[index]).map((call) => call.input), slots);
         return { confirmed, rows };
       });
     } catch {
@@ -66,7 +66,7 @@ export class FireBatch {
   }
 
   private async confirmOne(trx: Transaction<Database>, target: WebhookTarget): Promise<void> {
-    const [confirmed] = await this.targets.confirm(trx, [target]);
-    if (!confirmed) throw new StaleTargetError();
+    const { confirmed } = await this.targets.confirm(trx, [target]);
+    if (!confirmed[0]) throw new StaleTargetError();
   }
 }

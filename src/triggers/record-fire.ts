@@ -92,11 +92,17 @@ export interface RecordSettings {
  * one its duplicate; a fire that re-prompts a session (reuse, pinned) plans from what is recorded, so the fires
  * before it are written first. Inserts and `last_fired_at` go in one statement each where they can.
  */
-export async function recordFiresIn(trx: Transaction<Database>, settings: RecordSettings, inputs: readonly FireInput[]): Promise<TriggerFireRow[]> {
+export async function recordFiresIn(
+  trx: Transaction<Database>,
+  settings: RecordSettings,
+  inputs: readonly FireInput[],
+  /** Accounts' slots already read in `trx` (fire-batch.ts reads them with its confirmation), until the first write. */
+  knownSlots?: ReadonlyMap<string, AccountSlots>,
+): Promise<TriggerFireRow[]> {
   const { maxSessions, dialect } = settings;
   const answers: TriggerFireRow[] = [];
   let unwritten: TriggerFireRow[] = [];
-  const slots = new Map<string, AccountSlots>();
+  const slots = new Map<string, AccountSlots>(knownSlots);
   const deliveries = new Map<string, TriggerFireRow>();
   const write = async () => {
     await writeFires(trx, dialect, unwritten);

@@ -15,6 +15,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { readBool } from '../db/values.js';
 import type { NormalizedTrigger } from '../manifest/index.js';
+import { accountSlotsColumns, slotsOfRow, type AccountSlots } from './plan-fire.js';
 import { definitionOf } from './trigger-row.js';
 
 export type WebhookTrigger = Extract<NormalizedTrigger, { type: 'webhook' }>;
@@ -42,6 +43,12 @@ interface KnownProject {
   triggers: Map<string, WebhookTrigger>;
   /** Secret values by name, as read with `version`; null when not set. */
   secrets: Map<string, string | null>;
+}
+
+/** Which deliveries of a group are still what the database says, and the slots of the group's accounts as the same query read them. */
+export interface GroupConfirmation {
+  confirmed: boolean[];
+  slots: Map<string, AccountSlots>;
 }
 
 /** Projects whose set is kept; past it the one kept longest is dropped (and read again when needed). */
@@ -84,26 +91,28 @@ export class WebhookTargets {
 
   /**
    * Whether each target is still the database's (its set's version and its secret), read in `trx` for all of
-   * them at once. One that is not is forgotten, so that the next look reads it again.
+   * them at once with the slots of their accounts. One that is not is forgotten, so that the next look reads it again.
    */
-  async confirm(trx: Kysely<Database>, targets: readonly WebhookTarget[]): Promise<boolean[]> {
+  async confirm(trx: Kysely<Database>, targets: readonly WebhookTarget[]): Promise<GroupConfirmation> {
     const projectIds = [...new Set(targets.map((target) => target.project.id))];
     const names = [...new Set(targets.map((target) => target.trigger.secret_env))];
-    if (projectIds.length === 0) return [];
-    // One query (one round trip to PostgreSQL) for every set and secret of the group.
+    if (projectIds.length === 0) return { confirmed: [], slots: new Map() };
+    // One query (one round trip to PostgreSQL) for every set and secret of the group, and its accounts' slots.
     const rows = await trx
       .selectFrom('trigger_manifests as m')
+      .innerJoin('projects as p', 'p.id', 'm.project_id')
       .leftJoin('secrets as s', (join) => join.onRef('s.project_id', '=', 'm.project_id').on('s.name', 'in', names))
-      .select(['m.project_id', 'm.commit_sha', 'm.synced_at', 's.name', 's.value'])
+      .select(['m.project_id', 'm.commit_sha', 'm.synced_at', 's.name', 's.value', 'p.account_id', ...accountSlotsColumns()])
       .where('m.project_id', 'in', projectIds)
       .execute();
     const versions = new Map(rows.map((row) => [row.project_id, versionOf(row)]));
     const secrets = new Map(rows.filter((row) => row.name !== null).map((row) => [`${row.project_id} ${row.name}`, row.value]));
-    return targets.map((target) => {
-      const confirmed = versions.get(target.project.id) === target.version && (secrets.get(`${target.project.id} ${target.trigger.secret_env}`) ?? null) === target.secret;
-      if (!confirmed) this.known.delete(target.project.id);
-      return confirmed;
+    const confirmed = targets.map((target) => {
+      const same = versions.get(target.project.id) === target.version && (secrets.get(`${target.project.id} ${target.trigger.secret_env}`) ?? null) === target.secret;
+      if (!same) this.known.delete(target.project.id);
+      return same;
     });
+    return { confirmed, slots: new Map(rows.map((row) => [row.account_id, slotsOfRow(row)])) };
   }
   /** The version of the project's set, and the secret named (when one is). */
   private async current(projectId: string, secretName: string | undefined) {
