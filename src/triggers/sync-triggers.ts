@@ -25,11 +25,15 @@ const INSERT_CHUNK = 500;
  */
 const TRIGGERS_PER_TURN = 50;
 
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Gives up a turn of the event loop every `count`th call. */
 function turnsEvery(count: number): () => Promise<void> {
   let calls = 0;
   return async () => {
-    if (++calls % count === 0) await new Promise((resolve) => setImmediate(resolve));
+    if (++calls % count === 0) await nextTurn();
   };
 }
 
@@ -45,7 +49,7 @@ function scheduleKey(trigger: NormalizedTrigger): string {
 
 /**
  * The next fires of the cron triggers that need planning (new, or rescheduled against `stored`), worked out
- * before the transaction and a few hundred per turn of the event loop, so that requests are answered meanwhile.
+ * before the transaction, a few dozen per turn of the event loop, so that requests are answered meanwhile.
  */
 async function planCronFires(triggers: readonly NormalizedTrigger[], stored: ReadonlyMap<string, NormalizedTrigger>, now: Date): Promise<Map<string, string | null>> {
   const planned = new Map<string, string | null>();
@@ -60,45 +64,26 @@ async function planCronFires(triggers: readonly NormalizedTrigger[], stored: Rea
   return planned;
 }
 
-interface SyncsOfProject {
-  /** The last sync asked for; the next one asked for runs after it. */
-  latest: Promise<TriggerSyncResult>;
-  /** A sync asked for that has not started yet: callers until it starts share it, with the newest project row. */
-  waiting: { project: ProjectRow; promise: Promise<TriggerSyncResult> } | null;
-}
-
 /**
- * This process's syncs, by database (a request's context and the server's services share it) and project: two
- * at once would each plan thousands of triggers for one write.
+ * This process's syncs under way, by database (a request's context and the server's services share it) and
+ * project: two at once would each parse and plan thousands of triggers for one write.
  */
-const syncs = new WeakMap<object, Map<string, SyncsOfProject>>();
+const underWay = new WeakMap<object, Map<string, Promise<TriggerSyncResult>>>();
 
 /**
- * Reads the project's set from its default branch's tip and stores it, unless it is stored already. A call
- * while another runs waits for it and reads the tip again then (the branch may have moved since that one read
- * it); calls meanwhile share that read. `now` (tests) plans from that instant, on its own.
+ * Reads the project's set from its default branch's tip and stores it, unless it is stored already. Syncs of
+ * one project run one after another: the later one reads the tip again (the branch may have moved since) and,
+ * when the earlier one stored it, finds nothing to do. `now` (tests) plans from that instant.
  */
 export function syncProjectTriggers(services: Services, project: ProjectRow, now?: Date): Promise<TriggerSyncResult> {
-  if (now) return syncTriggers(services, project, now);
-  let projects = syncs.get(services.db);
-  if (!projects) syncs.set(services.db, (projects = new Map()));
-  const syncsOfProject = projects.get(project.id);
-  if (syncsOfProject?.waiting) {
-    syncsOfProject.waiting.project = project;
-    return syncsOfProject.waiting.promise;
-  }
-  const waiting = { project, promise: Promise.resolve<TriggerSyncResult>({ changed: false }) };
-  const entry: SyncsOfProject = { latest: waiting.promise, waiting };
-  waiting.promise = (syncsOfProject?.latest ?? Promise.resolve())
+  let projects = underWay.get(services.db);
+  if (!projects) underWay.set(services.db, (projects = new Map()));
+  const sync = (projects.get(project.id) ?? Promise.resolve())
     .catch(() => undefined)
-    .then(() => {
-      if (entry.waiting === waiting) entry.waiting = null;
-      return syncTriggers(services, waiting.project, new Date());
-    });
-  entry.latest = waiting.promise;
-  projects.set(project.id, entry);
-  void waiting.promise.catch(() => undefined).finally(() => projects.get(project.id) === entry && projects.delete(project.id));
-  return waiting.promise;
+    .then(() => syncTriggers(services, project, now ?? new Date()));
+  projects.set(project.id, sync);
+  void sync.catch(() => undefined).finally(() => projects.get(project.id) === sync && projects.delete(project.id));
+  return sync;
 }
 
 async function syncTriggers(services: Services, project: ProjectRow, now: Date): Promise<TriggerSyncResult> {
@@ -151,10 +136,9 @@ async function syncTriggers(services: Services, project: ProjectRow, now: Date):
         .execute();
       await turn();
     }
-    const insertTurn = turnsEvery(1);
     for (let start = 0; start < added.length; start += INSERT_CHUNK) {
       await trx.insertInto('triggers').values(added.slice(start, start + INSERT_CHUNK)).execute();
-      await insertTurn();
+      await nextTurn();
     }
     const removed = [...existing.keys()];
     if (removed.length > 0) await trx.deleteFrom('triggers').where('project_id', '=', project.id).where('slug', 'in', removed).execute();
