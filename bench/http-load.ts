@@ -8,6 +8,7 @@
  * chooses autocannon even where wrk is installed.
  */
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,6 +20,8 @@ export interface LoadOptions {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
+  /** A header whose value differs on every request, as a webhook sender's delivery id does. */
+  uniqueHeader?: string;
   connections: number;
   seconds: number;
 }
@@ -56,6 +59,18 @@ async function loadWithWrk(options: LoadOptions): Promise<LoadResult> {
       lines.push(`local file = io.open(${luaString(path.join(dir, 'body'))}, "rb")`, 'wrk.body = file:read("*a")', 'file:close()');
     }
     for (const [name, value] of Object.entries(options.headers ?? {})) lines.push(`wrk.headers[${luaString(name)}] = ${luaString(value)}`);
+    if (options.uniqueHeader) {
+      // A run's own prefix, so that no value repeats one an earlier run of the same server received.
+      lines.push(
+        'local sent = 0',
+        `local prefix = ${luaString(`${randomUUID()}-`)}`,
+        'request = function()',
+        '  sent = sent + 1',
+        `  wrk.headers[${luaString(options.uniqueHeader)}] = prefix .. sent`,
+        '  return wrk.format()',
+        'end',
+      );
+    }
     // One JSON line at the end: requests, elapsed µs, failures and latency percentiles (µs).
     lines.push(
       'done = function(summary, latency)',
@@ -86,6 +101,7 @@ async function loadWithAutocannon(options: LoadOptions): Promise<LoadResult> {
     url: options.url,
     method: options.method ?? 'GET',
     headers: options.headers ?? {},
+    ...(options.uniqueHeader ? { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, headers: { ...request.headers, [options.uniqueHeader!]: randomUUID() } }) }] } : {}),
     ...(options.body === undefined ? {} : { body: options.body }),
     connections: options.connections,
     duration: options.seconds,

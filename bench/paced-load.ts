@@ -5,6 +5,7 @@
  * autocannon's `overallRate` sends each second's quota as fast as it can and then waits for the next second,
  * which measured bursts at full speed, not a steady 1,000/s.
  */
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 
 export interface PacedOptions {
@@ -12,6 +13,8 @@ export interface PacedOptions {
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body: string;
+  /** A header whose value differs on every request, as a webhook sender's delivery id does. */
+  uniqueHeader?: string;
   perSecond: number;
   seconds: number;
 }
@@ -41,9 +44,11 @@ export async function pacedLoad(options: PacedOptions): Promise<PacedResult> {
   let sent = 0;
   const start = performance.now();
   const answered: Array<Promise<void>> = [];
-  const send = (dueAt: number) =>
+  const prefix = `${randomUUID()}-`;
+  const send = (dueAt: number, index: number) =>
     new Promise<void>((resolve) => {
-      const request = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: options.method, headers, agent }, (response) => {
+      const unique = options.uniqueHeader ? { [options.uniqueHeader]: prefix + index } : {};
+      const request = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: options.method, headers: { ...headers, ...unique }, agent }, (response) => {
         response.resume();
         response.on('end', () => {
           if ((response.statusCode ?? 0) >= 300) failed += 1;
@@ -64,7 +69,7 @@ export async function pacedLoad(options: PacedOptions): Promise<PacedResult> {
       // millisecond at least) rather than spinning: on two cores a spinning sender takes a core from the
       // server it measures. A request sent up to a millisecond late is charged that millisecond.
       while (sent < total && start + (sent * 1000) / options.perSecond <= now) {
-        answered.push(send(start + (sent * 1000) / options.perSecond));
+        answered.push(send(start + (sent * 1000) / options.perSecond, sent));
         sent += 1;
       }
       if (sent < total) setTimeout(tick, Math.max(0, start + (sent * 1000) / options.perSecond - performance.now()));

@@ -109,6 +109,8 @@ async function webhookLoad(databaseEnv: Record<string, string>): Promise<Record<
     await api(server, 'PUT', `/v1/projects/${projectId}/secrets/HOOK_SECRET`, { value: SECRET });
     await api(server, 'POST', `/v1/projects/${projectId}/sessions`, {});
     const headers = { 'content-type': 'application/json', 'x-hub-signature-256': SIGNATURE };
+    // Every GitHub delivery has an id of its own, which the receiver looks up to answer repeats.
+    const uniqueHeader = 'x-github-delivery';
     const target = `${server.url}/v1/webhooks/projects/${projectId}/hook`;
     const probe = await fetch(target, { method: 'POST', headers, body: BODY });
     if (probe.status !== 202) throw new Error(`the receiver answered ${probe.status}: ${await probe.text()}`);
@@ -116,10 +118,10 @@ async function webhookLoad(databaseEnv: Record<string, string>): Promise<Record<
     // The paced load first: its tail is the receiver's at 1,000/s, not PostgreSQL's checkpoint and vacuum after the
     // saturating load below wrote a hundred thousand fires. Two seconds of it warm both sides up (the first requests
     // of a fresh process compile its code) and are not counted.
-    await pacedLoad({ url: target, method: 'POST', headers, body: BODY, perSecond: 1000, seconds: PACED_WARMUP_SECONDS });
-    const paced = await pacedLoad({ url: target, method: 'POST', headers, body: BODY, perSecond: 1000, seconds: LOAD_SECONDS });
-    const floorLoad = await loadServer({ url: floor.url, method: 'POST', headers, body: BODY, connections: 32, seconds: LOAD_SECONDS });
-    const svcLoad = await loadServer({ url: target, method: 'POST', headers, body: BODY, connections: 32, seconds: LOAD_SECONDS });
+    await pacedLoad({ url: target, method: 'POST', headers, uniqueHeader, body: BODY, perSecond: 1000, seconds: PACED_WARMUP_SECONDS });
+    const paced = await pacedLoad({ url: target, method: 'POST', headers, uniqueHeader, body: BODY, perSecond: 1000, seconds: LOAD_SECONDS });
+    const floorLoad = await loadServer({ url: floor.url, method: 'POST', headers, uniqueHeader, body: BODY, connections: 32, seconds: LOAD_SECONDS });
+    const svcLoad = await loadServer({ url: target, method: 'POST', headers, uniqueHeader, body: BODY, connections: 32, seconds: LOAD_SECONDS });
     return {
       client: svcLoad.client,
       bodyBytes: BODY.length,

@@ -1,13 +1,14 @@
 /**
  * Deliveries that arrive together are recorded together (src/triggers/fire-batch.ts), and each still gets the
  * answer it would get alone: at a full account each fresh fire queues behind the ones before it, a delivery id
- * sent twice at once starts one session, and fires of a `reuse` trigger sent at once go to one session.
+ * sent twice at once starts one session, and fires of a `reuse` trigger sent at once go to one session. Repeats of
+ * deliveries recorded earlier are found for the whole group at once, each the duplicate of its own fire.
  */
-import { createHmac, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../src/git/testing/fixtures.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
-import { idleRuntimeCommand, projectWithFiles, type TriggerProject } from './support/trigger-fixtures.js';
+import { deliverSigned, idleRuntimeCommand, webhookProject, type TriggerProject } from './support/trigger-fixtures.js';
 
 const SECRET = 'burst-secret';
 const MANIFEST = `
@@ -23,34 +24,37 @@ triggers:
     prompt: "{{ body.n }}"
 `;
 
+/** A server of its own, so that the fires one suite leaves queued never stand ahead of another's on the account's one slot. */
+function serverPerSuite(): () => TestServer {
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { SVC_MAX_SESSIONS: '1', SVC_RUNTIME_COMMAND: idleRuntimeCommand() } });
+  });
+  afterAll(async () => {
+    await server?.close();
+    removeTempDirs();
+  });
+  return () => server!;
+}
+
 let svc: TestServer;
 
-beforeAll(async () => {
-  svc = await startTestServer({ env: { SVC_MAX_SESSIONS: '1', SVC_RUNTIME_COMMAND: idleRuntimeCommand() } });
-});
-afterAll(async () => {
-  await svc.close();
-  removeTempDirs();
-});
-
 async function newProject(): Promise<TriggerProject> {
-  const project = await projectWithFiles(svc, `Burst ${randomUUID()}`, { 'svc.yaml': MANIFEST });
-  expect((await svc.request('PUT', `/v1/projects/${project.id}/secrets/HOOK_SECRET`, { body: { value: SECRET } })).status).toBeLessThan(300);
+  const project = await webhookProject(svc, `Burst ${randomUUID()}`, MANIFEST, SECRET);
   expect((await svc.request('GET', `/v1/projects/${project.id}/triggers`)).body.triggers).toHaveLength(2);
   return project;
 }
 
 function deliver(project: TriggerProject, slug: string, n: number, deliveryId: string) {
-  const body = JSON.stringify({ n });
-  const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
-  return svc.request('POST', `/v1/webhooks/projects/${project.id}/${slug}`, {
-    token: null,
-    rawBody: body,
-    headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature, 'x-github-delivery': deliveryId },
-  });
+  return deliverSigned(svc, SECRET, project, slug, n, deliveryId);
 }
 
 describe(`webhook deliveries that arrive together (${testDialect})`, () => {
+  const server = serverPerSuite();
+  beforeEach(() => {
+    svc = server();
+  });
+
   it('queues each fresh fire at a full account behind the ones before it, and starts a delivery sent twice at once only once', async () => {
     const project = await newProject();
     // The account's one slot is taken: by this session, or already by the other test's.
@@ -91,5 +95,45 @@ describe(`webhook deliveries that arrive together (${testDialect})`, () => {
     const fires = (await svc.request('GET', `/v1/projects/${project.id}/triggers/reused/fires`)).body.fires as Array<{ session_id: string }>;
     expect(fires).toHaveLength(4);
     expect(new Set(fires.map((fire) => fire.session_id))).toEqual(sessions);
+  });
+});
+
+// Repeated deliveries (X-GitHub-Delivery) are looked up for a whole group of deliveries at once (record-fire.ts).
+describe(`repeated webhook deliveries (${testDialect})`, () => {
+  const server = serverPerSuite();
+  beforeEach(() => {
+    svc = server();
+  });
+
+  it('answers repeats of recorded deliveries arriving in one burst as duplicates of each, and fires an id last seen over 24 hours ago again', async () => {
+    const project = await newProject();
+    const ids = [randomUUID(), randomUUID(), randomUUID()];
+    const first = await Promise.all(ids.map((id, n) => deliver(project, 'fresh', n, id)));
+    expect(first.map((answer) => answer.status)).toEqual([202, 202, 202]);
+    for (const answer of first) expect(['fired', 'queued']).toContain(answer.body.status);
+
+    const burst = await Promise.all([...ids.map((id, n) => deliver(project, 'fresh', n, id)), ...Array.from({ length: 3 }, (_, n) => deliver(project, 'fresh', 10 + n, randomUUID()))]);
+    expect(burst.slice(0, 3).map((answer) => answer.body)).toEqual(first.map((answer) => ({ status: 'duplicate', session_id: answer.body.session_id, fire_id: expect.any(String) })));
+    expect(burst.slice(3).map((answer) => answer.body.status).filter((status) => status === 'duplicate')).toEqual([]);
+
+    // A day and an hour later the id may be used again: it fires, and a repeat of it is the new fire's duplicate.
+    const dayAgo = new Date(Date.now() - 25 * 3_600_000).toISOString();
+    await svc.server.services.db.updateTable('trigger_fires').set({ fired_at: dayAgo }).where('id', '=', first[0]!.body.fire_id).execute();
+    const later = await deliver(project, 'fresh', 0, ids[0]!);
+    expect(later.body.status).not.toBe('duplicate');
+    expect(later.body.session_id).not.toBe(first[0]!.body.session_id);
+    expect((await deliver(project, 'fresh', 0, ids[0]!)).body).toMatchObject({ status: 'duplicate', session_id: later.body.session_id });
+  });
+
+
+  it("counts an id per trigger: the same id sent to another project's trigger fires there", async () => {
+    const [one, other] = [await newProject(), await newProject()];
+    const id = randomUUID();
+    const first = await deliver(one, 'fresh', 1, id);
+    const elsewhere = await deliver(other, 'fresh', 1, id);
+    expect(first.body.status).not.toBe('duplicate');
+    expect(elsewhere.body.status).not.toBe('duplicate');
+    expect(elsewhere.body.session_id).not.toBe(first.body.session_id);
+    expect((await deliver(other, 'fresh', 1, id)).body).toMatchObject({ status: 'duplicate', session_id: elsewhere.body.session_id });
   });
 });

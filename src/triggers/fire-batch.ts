@@ -1,20 +1,22 @@
 /**
- * Webhook fires that arrive together are recorded together: one transaction, one query for what the deliveries
- * were checked against and their accounts' queues and slots, one insert with `last_fired_at` for the whole
- * group, and each delivery is answered after the commit. On PostgreSQL a fire recorded alone cost five round trips, and writing them
- * was most of the receiver's time.
+ * Webhook fires that arrive together are recorded together: one query for what the deliveries were checked
+ * against and their accounts' queues and slots, one for the delivery ids already recorded, one insert with
+ * `last_fired_at` for the whole group, and each delivery is answered after the commit. On SQLite the group is
+ * one transaction; on PostgreSQL a group of fresh-session fires is written by its one statement, with no
+ * BEGIN and COMMIT around it (two round trips of four). On PostgreSQL a fire recorded alone cost five round
+ * trips, and writing them was most of the receiver's time.
  *
- * Each fire gets the decisions it would get recorded alone (`recordFiresIn`, record-fire.ts). The transaction
- * first confirms that what each delivery was checked against (its trigger set's version and its secret) is
- * still the database's (webhook-targets.ts); a fire whose check is out of date is not recorded, and its call
- * fails with `StaleTargetError` for the receiver to check it again. If the group cannot commit (two replicas
+ * Each fire gets the decisions it would get recorded alone (`recordFiresIn`, record-fire.ts). The group first
+ * confirms that what each delivery was checked against (its trigger set's version and its secret) is still
+ * the database's (webhook-targets.ts); a fire whose check is out of date is not recorded, and its call fails
+ * with `StaleTargetError` for the receiver to check it again. If the group cannot be written (two replicas
  * recording one delivery at once, say), each of its fires is recorded alone.
  */
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Services } from '../context.js';
 import { CallBatches, type PendingCall } from '../db/call-batches.js';
 import type { Database } from '../db/schema.js';
-import { recordFire, recordFiresIn, type FireInput } from './record-fire.js';
+import { recordFire, recordFiresIn, writtenInOneStatement, type FireInput } from './record-fire.js';
 import type { TriggerFireRow } from './trigger-row.js';
 import type { WebhookTarget, WebhookTargets } from './webhook-targets.js';
 
@@ -50,13 +52,17 @@ export class FireBatch {
 
   private async recordGroup(group: Array<PendingCall<WebhookFireInput, TriggerFireRow>>): Promise<void> {
     const settings = { maxSessions: this.services.config.sessions.maxSessions, dialect: this.services.dialect };
+    const inputs = group.map((call) => call.input);
+    const record = async (db: Kysely<Database>) => {
+      const { confirmed, slots } = await this.targets.confirm(db, inputs.map((input) => input.target));
+      const rows = await recordFiresIn(db, settings, inputs.filter((_, index) => confirmed[index]), slots);
+      return { confirmed, rows };
+    };
     let outcome: { confirmed: boolean[]; rows: TriggerFireRow[] };
     try {
-      outcome = await this.services.db.transaction().execute(async (trx) => {
-        const { confirmed, slots } = await this.targets.confirm(trx, group.map((call) => call.input.target));
-        const rows = await recordFiresIn(trx, settings, group.filter((_, index) => confirmed[index]).map((call) => call.input), slots);
-        return { confirmed, rows };
-      });
+      // PostgreSQL reads each statement of a transaction afresh (READ COMMITTED), so BEGIN and COMMIT would add two
+      // round trips and no guarantee to a group written by one statement.
+      outcome = writtenInOneStatement(settings.dialect, inputs) ? await record(this.services.db) : await this.services.db.transaction().execute(record);
     } catch {
       for (const call of group) await recordFire(this.services, call.input, this.services.transactions, (trx) => this.confirmOne(trx, call.input.target)).then(call.resolve, call.reject);
       return;

@@ -3,7 +3,7 @@
  * decided and named in the answer, and whether it waits for a slot. Starting it is start-fire.ts's, after
  * the answer, so a slow sandbox never makes a sender wait and a crash in between loses nothing.
  */
-import { CompiledQuery, sql, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
 import type { ProjectRow } from '../accounts/access.js';
 import type { Services } from '../context.js';
 import { isUniqueViolation, type Dialect } from '../db/database.js';
@@ -80,6 +80,16 @@ export async function recordFire(
   }
 }
 
+/**
+ * Whether `recordFiresIn` writes these fires with one statement, which PostgreSQL makes atomic on its own: fires
+ * that start fresh sessions plan nothing from what the ones before them wrote (reuse and pinned do), so the
+ * group is one insert with its `last_fired_at` update. (A duplicate whose first delivery is older than the
+ * window clears that old id first; were the insert to fail, the id stays cleared, as it would be next time.)
+ */
+export function writtenInOneStatement(dialect: Dialect, inputs: readonly FireInput[]): boolean {
+  return dialect === 'postgres' && inputs.every((input) => input.trigger.session_mode === 'fresh');
+}
+
 export interface RecordSettings {
   /** SVC_MAX_SESSIONS: an account's slots. */
   maxSessions: number;
@@ -93,7 +103,8 @@ export interface RecordSettings {
  * before it are written first. Inserts and `last_fired_at` go in one statement each where they can.
  */
 export async function recordFiresIn(
-  trx: Transaction<Database>,
+  /** A transaction, or on PostgreSQL the database itself when the fires are written by one statement (`writtenInOneStatement`). */
+  trx: Kysely<Database>,
   settings: RecordSettings,
   inputs: readonly FireInput[],
   /** Accounts' slots already read in `trx` (fire-batch.ts reads them with its confirmation), until the first write. */
@@ -104,6 +115,7 @@ export async function recordFiresIn(
   let unwritten: TriggerFireRow[] = [];
   const slots = new Map<string, AccountSlots>(knownSlots);
   const deliveries = new Map<string, TriggerFireRow>();
+  const recorded = await recordedDeliveries(trx, inputs);
   const write = async () => {
     await writeFires(trx, dialect, unwritten);
     unwritten = [];
@@ -114,13 +126,14 @@ export async function recordFiresIn(
     answers.push(row);
   };
   for (const input of inputs) {
-    const delivery = input.deliveryId ? `${input.project.id} ${input.trigger.slug} ${input.deliveryId}` : null;
+    const delivery = input.deliveryId ? deliveryKey(input.project.id, input.trigger.slug, input.deliveryId) : null;
     const sameDelivery = delivery ? deliveries.get(delivery) : undefined;
     if (sameDelivery) {
       keep(duplicateRow(input, sameDelivery.session_id));
       continue;
     }
-    const duplicate = input.deliveryId ? await duplicateOf(trx, input, input.deliveryId) : null;
+    const earlier = delivery ? recorded.get(delivery) : undefined;
+    const duplicate = earlier ? await duplicateOf(trx, input, earlier) : null;
     if (duplicate) {
       keep(duplicate);
       continue;
@@ -159,19 +172,47 @@ export function plannedFireRow(input: FireInput, target: FireTarget, reason: str
   };
 }
 
+interface RecordedDelivery {
+  id: string;
+  session_id: string | null;
+  fired_at: string;
+}
+
+function deliveryKey(projectId: string, slug: string, deliveryId: string): string {
+  return `${projectId} ${slug} ${deliveryId}`;
+}
+
+/**
+ * The fires already recorded for the inputs' delivery ids, by `deliveryKey`: one query for the whole group
+ * (every GitHub delivery has an id, and on PostgreSQL a query per delivery was a round trip each). It asks by
+ * id alone, so that only `trigger_fires_delivery` can answer it: given the project and slug too, PostgreSQL
+ * planning from statistics older than a burst of fires read the trigger's whole listing instead (4 ms per lookup
+ * after 5,000 fires). Another project's fire with the same id is left out here.
+ */
+async function recordedDeliveries(db: Kysely<Database>, inputs: readonly FireInput[]): Promise<Map<string, RecordedDelivery>> {
+  const wanted = new Set(inputs.filter((input) => input.deliveryId).map((input) => deliveryKey(input.project.id, input.trigger.slug, input.deliveryId!)));
+  if (wanted.size === 0) return new Map();
+  const rows = await db
+    .selectFrom('trigger_fires')
+    .select(['id', 'project_id', 'trigger_slug', 'delivery_id', 'session_id', 'fired_at'])
+    .where('delivery_id', 'in', [...new Set(inputs.flatMap((input) => (input.deliveryId ? [input.deliveryId] : [])))])
+    .execute();
+  const recorded = new Map<string, RecordedDelivery>();
+  for (const row of rows) {
+    const key = deliveryKey(row.project_id, row.trigger_slug, row.delivery_id!);
+    if (wanted.has(key)) recorded.set(key, row);
+  }
+  return recorded;
+}
+
 /**
  * A repeated delivery is listed among the fires (status duplicate) and starts nothing: its row, not yet
- * inserted, or null when the delivery is not a repeat.
+ * inserted, or null when the earlier delivery of its id is older than the window.
  */
-export async function duplicateOf(trx: Transaction<Database>, input: FireInput, deliveryId: string): Promise<TriggerFireRow | null> {
-  const { rows } = await sql<{ id: string; session_id: string | null; fired_at: string }>`
-    select id, session_id, fired_at from trigger_fires
-    where project_id = ${input.project.id} and trigger_slug = ${input.trigger.slug} and delivery_id = ${deliveryId}`.execute(trx);
-  const earlier = rows[0];
-  if (!earlier) return null;
+async function duplicateOf(db: Kysely<Database>, input: FireInput, earlier: RecordedDelivery): Promise<TriggerFireRow | null> {
   if (Date.parse(earlier.fired_at) <= Date.parse(input.firedAt) - DUPLICATE_WINDOW_MS) {
     // Older than the window: the id may be used again, by this delivery.
-    await sql`update trigger_fires set delivery_id = null where id = ${earlier.id}`.execute(trx);
+    await sql`update trigger_fires set delivery_id = null where id = ${earlier.id}`.execute(db);
     return null;
   }
   return duplicateRow(input, earlier.session_id);
@@ -244,7 +285,7 @@ function fireParameters(rows: readonly TriggerFireRow[]): unknown[] {
  * Written as SQL text with its parameters, made once per number of rows: every webhook delivery and cron
  * fire inserts one, and building and compiling a 22-column insert took longer than running it.
  */
-export async function insertFires(trx: Transaction<Database>, dialect: Dialect, rows: readonly TriggerFireRow[]): Promise<void> {
+export async function insertFires(trx: Kysely<Database>, dialect: Dialect, rows: readonly TriggerFireRow[]): Promise<void> {
   if (rows.length === 0) return;
   await trx.executeQuery(CompiledQuery.raw(insertText(dialect, rows.length), fireParameters(rows)));
 }
@@ -266,7 +307,7 @@ function latestFires(rows: readonly TriggerFireRow[]): TriggerFireRow[] {
  * data-modifying WITH, run to completion with the update): a group of webhook deliveries waits for every round
  * trip of the one before it, and this was one of five.
  */
-async function writeFires(trx: Transaction<Database>, dialect: Dialect, rows: readonly TriggerFireRow[]): Promise<void> {
+async function writeFires(trx: Kysely<Database>, dialect: Dialect, rows: readonly TriggerFireRow[]): Promise<void> {
   if (rows.length === 0) return;
   const latest = latestFires(rows);
   if (dialect !== 'postgres' || latest.length === 0) {
@@ -285,7 +326,7 @@ async function writeFires(trx: Transaction<Database>, dialect: Dialect, rows: re
 }
 
 /** Each trigger's `last_fired_at`, from its latest fire (`latestFires`). */
-async function markLastFired(trx: Transaction<Database>, latest: readonly TriggerFireRow[]): Promise<void> {
+async function markLastFired(trx: Kysely<Database>, latest: readonly TriggerFireRow[]): Promise<void> {
   for (const row of latest) {
     await sql`update triggers set last_fired_at = ${row.fired_at} where project_id = ${row.project_id} and slug = ${row.trigger_slug}`.execute(trx);
   }

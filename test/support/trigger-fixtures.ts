@@ -3,12 +3,13 @@
  * a push (the one push to the default branch svc takes), later manifests land through a merged change
  * request, as they do for users.
  */
+import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { git, gitAsync, tempDir } from '../../src/git/testing/fixtures.js';
 import { poll } from './poll.js';
 import { commitAll, hostedProject, pushUrl, type HostedProject } from './project-fixtures.js';
-import type { TestServer } from './test-server.js';
+import type { TestResponse, TestServer } from './test-server.js';
 
 export type TriggerProject = HostedProject;
 
@@ -46,4 +47,25 @@ export function idleRuntimeCommand(): string {
   const file = path.join(tempDir(), 'idle-runtime');
   fs.writeFileSync(file, '#!/bin/sh\nexec sleep 600\n', { mode: 0o755 });
   return file;
+}
+
+/** A project whose manifest svc has read, with its HOOK_SECRET set to `secret`. */
+export async function webhookProject(server: TestServer, name: string, manifest: string, secret: string): Promise<TriggerProject> {
+  const project = await projectWithFiles(server, name, { 'svc.yaml': manifest });
+  const stored = await server.request('PUT', `/v1/projects/${project.id}/secrets/HOOK_SECRET`, { body: { value: secret } });
+  if (stored.status >= 300) throw new Error(`setting HOOK_SECRET answered ${stored.status}: ${stored.text}`);
+  // Read here, so that deliveries do not race the manifest's first read.
+  await server.request('GET', `/v1/projects/${project.id}/triggers`);
+  return project;
+}
+
+/** Delivers `{ n }` to a webhook trigger as GitHub does: signed with `secret`, with its delivery id. */
+export function deliverSigned(server: TestServer, secret: string, project: TriggerProject, slug: string, n: number, deliveryId: string): Promise<TestResponse> {
+  const body = JSON.stringify({ n });
+  const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+  return server.request('POST', `/v1/webhooks/projects/${project.id}/${slug}`, {
+    token: null,
+    rawBody: body,
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature, 'x-github-delivery': deliveryId },
+  });
 }

@@ -15,6 +15,7 @@ import { sessionConversations } from './0014-session-conversations.js';
 import { triggerFireQueue } from './0016-trigger-fire-queue.js';
 import { bundledModelAccess } from './0017-bundled-model-access.js';
 import { sandboxUnstopped } from './0018-sandbox-unstopped.js';
+import { triggerFireDeliveryFirst } from './0019-trigger-fire-delivery-first.js';
 
 /**
  * Migrations are code, not files read at run time, so they ship inside the build. Names sort in order;
@@ -35,6 +36,7 @@ const migrations: Record<string, MigrationFactory> = {
   '0016_trigger_fire_queue': triggerFireQueue,
   '0017_bundled_model_access': bundledModelAccess,
   '0018_sandbox_unstopped': sandboxUnstopped,
+  '0019_trigger_fire_delivery_first': triggerFireDeliveryFirst,
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
