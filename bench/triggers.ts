@@ -120,6 +120,9 @@ async function webhookLoad(databaseEnv: Record<string, string>): Promise<Record<
     // of a fresh process compile its code) and are not counted.
     await pacedLoad({ url: target, method: 'POST', headers, uniqueHeader, body: BODY, perSecond: 1000, seconds: PACED_WARMUP_SECONDS });
     const paced = await pacedLoad({ url: target, method: 'POST', headers, uniqueHeader, body: BODY, perSecond: 1000, seconds: LOAD_SECONDS });
+    // The floor at the same pace: what this machine's loopback and scheduler leave of the 10 ms target.
+    await pacedLoad({ url: floor.url, method: 'POST', headers, uniqueHeader, body: BODY, perSecond: 1000, seconds: PACED_WARMUP_SECONDS });
+    const floorPaced = await pacedLoad({ url: floor.url, method: 'POST', headers, uniqueHeader, body: BODY, perSecond: 1000, seconds: LOAD_SECONDS });
     const floorLoad = await loadServer({ url: floor.url, method: 'POST', headers, uniqueHeader, body: BODY, connections: 32, seconds: LOAD_SECONDS });
     const svcLoad = await loadServer({ url: target, method: 'POST', headers, uniqueHeader, body: BODY, connections: 32, seconds: LOAD_SECONDS });
     return {
@@ -132,6 +135,7 @@ async function webhookLoad(databaseEnv: Record<string, string>): Promise<Record<
       floorLatencyMs: floorLoad.latencyMs,
       ratioToFloor: round(svcLoad.perSecond / Math.max(1, floorLoad.perSecond)),
       at1000PerSecond: paced,
+      floorAt1000PerSecond: floorPaced,
       targets: { ratioToFloor: 0.5, p99MsAt1000PerSecond: 10 },
     };
   } finally {

@@ -115,7 +115,7 @@ export async function recordFiresIn(
   let unwritten: TriggerFireRow[] = [];
   const slots = new Map<string, AccountSlots>(knownSlots);
   const deliveries = new Map<string, TriggerFireRow>();
-  const recorded = await recordedDeliveries(trx, inputs);
+  const recorded = await recordedDeliveries(trx, dialect, inputs);
   const write = async () => {
     await writeFires(trx, dialect, unwritten);
     unwritten = [];
@@ -185,21 +185,28 @@ function deliveryKey(projectId: string, slug: string, deliveryId: string): strin
 /**
  * The fires already recorded for the inputs' delivery ids, by `deliveryKey`: one query for the whole group
  * (every GitHub delivery has an id, and on PostgreSQL a query per delivery was a round trip each). It asks by
- * id alone, so that only `trigger_fires_delivery` can answer it: given the project and slug too, PostgreSQL
- * planning from statistics older than a burst of fires read the trigger's whole listing instead (4 ms per lookup
- * after 5,000 fires). Another project's fire with the same id is left out here.
+ * id alone, which only `trigger_fires_delivery` answers; another project's fire with the same id is left out
+ * here. PostgreSQL without statistics on the ids yet (a new database, a burst since the last ANALYZE) takes an
+ * `IN` list (or a join) of 50 ids to match a quarter of the table and reads all of it; each id looked up on
+ * its own (a lateral subquery, kept one by `offset 0`, which the planner does not flatten into a join) is
+ * found in the index.
  */
-async function recordedDeliveries(db: Kysely<Database>, inputs: readonly FireInput[]): Promise<Map<string, RecordedDelivery>> {
+async function recordedDeliveries(db: Kysely<Database>, dialect: Dialect, inputs: readonly FireInput[]): Promise<Map<string, RecordedDelivery>> {
   const wanted = new Set(inputs.filter((input) => input.deliveryId).map((input) => deliveryKey(input.project.id, input.trigger.slug, input.deliveryId!)));
   if (wanted.size === 0) return new Map();
-  const rows = await db
-    .selectFrom('trigger_fires')
-    .select(['id', 'project_id', 'trigger_slug', 'delivery_id', 'session_id', 'fired_at'])
-    .where('delivery_id', 'in', [...new Set(inputs.flatMap((input) => (input.deliveryId ? [input.deliveryId] : [])))])
-    .execute();
+  const ids = [...new Set(inputs.flatMap((input) => (input.deliveryId ? [input.deliveryId] : [])))];
+  type Row = RecordedDelivery & { project_id: string; trigger_slug: string; delivery_id: string };
+  const rows =
+    dialect === 'postgres'
+      ? (
+          await sql<Row>`select f.id, f.project_id, f.trigger_slug, f.delivery_id, f.session_id, f.fired_at
+            from unnest(${ids}::text[]) as wanted(id)
+            cross join lateral (select * from trigger_fires where delivery_id = wanted.id offset 0) f`.execute(db)
+        ).rows
+      : ((await db.selectFrom('trigger_fires').select(['id', 'project_id', 'trigger_slug', 'delivery_id', 'session_id', 'fired_at']).where('delivery_id', 'in', ids).execute()) as Row[]);
   const recorded = new Map<string, RecordedDelivery>();
   for (const row of rows) {
-    const key = deliveryKey(row.project_id, row.trigger_slug, row.delivery_id!);
+    const key = deliveryKey(row.project_id, row.trigger_slug, row.delivery_id);
     if (wanted.has(key)) recorded.set(key, row);
   }
   return recorded;
