@@ -3,7 +3,7 @@
  * against and their accounts' queues and slots, one for the delivery ids already recorded, one insert with
  * `last_fired_at` for the whole group, and each delivery is answered after the commit. On SQLite the group is
  * one transaction; on PostgreSQL a group of fresh-session fires is written by its one statement, with no
- * BEGIN and COMMIT around it (two round trips of four). On PostgreSQL a fire recorded alone cost five round
+ * BEGIN and COMMIT around it, two round trips fewer. On PostgreSQL a fire recorded alone cost five round
  * trips, and writing them was most of the receiver's time.
  *
  * Each fire gets the decisions it would get recorded alone (`recordFiresIn`, record-fire.ts). The group first
