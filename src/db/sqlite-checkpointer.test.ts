@@ -30,17 +30,19 @@ describe('the SQLite checkpointer', () => {
     const insert = db.prepare('INSERT INTO versions (n, body) VALUES (?, ?)');
     const body = 'x'.repeat(20_000);
     let largestLog = 0;
-    // 1,600 commits of 20 KB: 32 MB through a log allowed 1 MB, with the writer yielding only between commits.
-    for (let n = 1; n <= 1_600; n += 1) {
+    // 3,200 commits of 20 KB: 64 MB through a log allowed 1 MB, with the writer yielding only between commits.
+    for (let n = 1; n <= 3_200; n += 1) {
       insert.run(n, body);
       if (n % 4 === 0) await nextTurn();
       if (n % 16 === 0) await sleep(1);
       if (n % 100 === 0) largestLog = Math.max(largestLog, fs.statSync(`${file}-wal`).size);
     }
     await checkpointer.stop();
-    expect(db.prepare('SELECT count(*) AS rows FROM versions').get()).toEqual({ rows: 1_600 });
+    expect(db.prepare('SELECT count(*) AS rows FROM versions').get()).toEqual({ rows: 3_200 });
     db.close();
     expect(largestLog).toBeGreaterThan(0);
-    expect(largestLog).toBeLessThan(12 * MiB);
+    // Unchecked, the log would hold all 64 MB. The thread shares two cores with the writer and, in CI, another
+    // test file: on a slow machine it fell 14 MB behind once, so the bound is a third of what passed through.
+    expect(largestLog).toBeLessThan(20 * MiB);
   });
 });
