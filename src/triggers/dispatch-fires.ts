@@ -3,6 +3,7 @@
  * replica that died before starting them, or queued at the concurrency cap (started oldest first, per account,
  * when a slot frees). The task runs on every replica; each fire is claimed before it starts (start-fire.ts).
  */
+import { sql } from 'kysely';
 import type { BackgroundTask } from '../background/task-runner.js';
 import type { Services } from '../context.js';
 import { waitReason } from './plan-fire.js';
@@ -87,8 +88,8 @@ export async function dispatchWaitingFires(services: Services, holder: string, o
   const recorded = await unclaimed(waitingFires(services).where('status', '=', 'fired')).select('id').orderBy('fired_at').limit(BATCH).execute();
   await startFires(services, recorded.map((fire) => fire.id), holder, onError, stopped);
 
-  const accounts = await waitingFires(services).where('status', '=', 'queued').select('account_id').distinct().execute();
-  for (const { account_id: accountId } of accounts) {
+  const accounts = await accountsWithQueues(services);
+  for (const accountId of accounts) {
     for (let started = 0; started < BATCH && !stopped(); started++) {
       const oldest = await waitingFires(services).where('status', '=', 'queued').where('account_id', '=', accountId).select(['id', 'claimed_until']).orderBy('fired_at').orderBy('id').limit(1).executeTakeFirst();
       if (!oldest || (oldest.claimed_until !== null && oldest.claimed_until >= now)) break;
@@ -101,6 +102,21 @@ export async function dispatchWaitingFires(services: Services, holder: string, o
       }
     }
   }
+}
+
+/**
+ * The accounts with fires queued: each account asked on `trigger_fires_queue`, since accounts are few and a
+ * queue can be long (`select distinct` over the queued fires read all of them, every pass).
+ */
+async function accountsWithQueues(services: Services): Promise<string[]> {
+  const rows = await services.db
+    .selectFrom('accounts as a')
+    .select('a.id')
+    .where(({ exists, selectFrom }) =>
+      exists(selectFrom('trigger_fires as f').select(sql<number>`1`.as('one')).whereRef('f.account_id', '=', 'a.id').where('f.status', '=', 'queued').where('f.started_at', 'is', null)),
+    )
+    .execute();
+  return rows.map((row) => row.id);
 }
 
 function waitingFires(services: Services) {

@@ -16,6 +16,7 @@ import { triggerFireQueue } from './0016-trigger-fire-queue.js';
 import { bundledModelAccess } from './0017-bundled-model-access.js';
 import { sandboxUnstopped } from './0018-sandbox-unstopped.js';
 import { triggerFireDeliveryFirst } from './0019-trigger-fire-delivery-first.js';
+import { triggerFiresUnstarted } from './0020-trigger-fires-unstarted.js';
 
 /**
  * Migrations are code, not files read at run time, so they ship inside the build. Names sort in order;
@@ -37,6 +38,7 @@ const migrations: Record<string, MigrationFactory> = {
   '0017_bundled_model_access': bundledModelAccess,
   '0018_sandbox_unstopped': sandboxUnstopped,
   '0019_trigger_fire_delivery_first': triggerFireDeliveryFirst,
+  '0020_trigger_fires_unstarted': triggerFiresUnstarted,
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
