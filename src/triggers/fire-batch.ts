@@ -12,13 +12,23 @@
  * with `StaleTargetError` for the receiver to check it again. If the group cannot be written (two replicas
  * recording one delivery at once, say), each of its fires is recorded alone.
  */
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Services } from '../context.js';
 import { CallBatches, type PendingCall } from '../db/call-batches.js';
 import type { Database } from '../db/schema.js';
-import { recordFire, recordFiresIn, writtenInOneStatement, type FireInput } from './record-fire.js';
+import {
+  deliveryIdsOf,
+  recordedDeliveriesOf,
+  recordedDeliveriesQuery,
+  recordFire,
+  recordFiresIn,
+  writtenInOneStatement,
+  type FireInput,
+  type RecordedDelivery,
+  type RecordedDeliveryRow,
+} from './record-fire.js';
 import type { TriggerFireRow } from './trigger-row.js';
-import type { WebhookTarget, WebhookTargets } from './webhook-targets.js';
+import { confirmationQuery, type ConfirmationRow, type GroupConfirmation, type WebhookTarget, type WebhookTargets } from './webhook-targets.js';
 
 /** At most this many fires share a transaction, so one commit never holds up the others for long. */
 const MAX_FIRES_PER_GROUP = 64;
@@ -54,8 +64,8 @@ export class FireBatch {
     const settings = { maxSessions: this.services.config.sessions.maxSessions, dialect: this.services.dialect };
     const inputs = group.map((call) => call.input);
     const record = async (db: Kysely<Database>) => {
-      const { confirmed, slots } = await this.targets.confirm(db, inputs.map((input) => input.target));
-      const rows = await recordFiresIn(db, settings, inputs.filter((_, index) => confirmed[index]), slots);
+      const { confirmed, slots, deliveries } = await this.readGroup(db, inputs);
+      const rows = await recordFiresIn(db, settings, inputs.filter((_, index) => confirmed[index]), { slots, deliveries });
       return { confirmed, rows };
     };
     let outcome: { confirmed: boolean[]; rows: TriggerFireRow[] };
@@ -69,6 +79,26 @@ export class FireBatch {
     }
     let next = 0;
     group.forEach((call, index) => (outcome.confirmed[index] ? call.resolve(outcome.rows[next++]!) : call.reject(new StaleTargetError())));
+  }
+
+  /**
+   * The group's confirmation (webhook-targets.ts) and the fires recorded for its delivery ids. On PostgreSQL one
+   * statement, each read as JSON: the group's round trips go from three to two.
+   */
+  private async readGroup(db: Kysely<Database>, inputs: readonly WebhookFireInput[]): Promise<GroupConfirmation & { deliveries: Map<string, RecordedDelivery> }> {
+    const targets = inputs.map((input) => input.target);
+    const ids = deliveryIdsOf(inputs);
+    if (this.services.dialect !== 'postgres') {
+      const confirmation = await this.targets.confirm(db, targets);
+      const rows = ids.length > 0 ? (await recordedDeliveriesQuery('sqlite', ids).execute(db)).rows : [];
+      return { ...confirmation, deliveries: recordedDeliveriesOf(rows, inputs) };
+    }
+    const { rows } = await sql<{ confirmation: ConfirmationRow[]; deliveries: RecordedDeliveryRow[] }>`select
+      (select coalesce(json_agg(c), '[]'::json) from (${confirmationQuery(db, targets)}) c) as confirmation,
+      (select coalesce(json_agg(d), '[]'::json) from (${recordedDeliveriesQuery('postgres', ids)}) d) as deliveries`.execute(db);
+    const [read] = rows;
+    if (!read) throw new Error('the group read returned no row');
+    return { ...this.targets.confirmedBy(read.confirmation, targets), deliveries: recordedDeliveriesOf(read.deliveries, inputs) };
   }
 
   private async confirmOne(trx: Transaction<Database>, target: WebhookTarget): Promise<void> {

@@ -3,7 +3,7 @@
  * decided and named in the answer, and whether it waits for a slot. Starting it is start-fire.ts's, after
  * the answer, so a slow sandbox never makes a sender wait and a crash in between loses nothing.
  */
-import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { ProjectRow } from '../accounts/access.js';
 import type { Services } from '../context.js';
 import { isUniqueViolation, type Dialect } from '../db/database.js';
@@ -107,15 +107,18 @@ export async function recordFiresIn(
   trx: Kysely<Database>,
   settings: RecordSettings,
   inputs: readonly FireInput[],
-  /** Accounts' slots already read in `trx` (fire-batch.ts reads them with its confirmation), until the first write. */
-  knownSlots?: ReadonlyMap<string, AccountSlots>,
+  /**
+   * Read already in `trx` (fire-batch.ts reads them with its confirmation): the accounts' slots, good until the
+   * first write, and the fires recorded for the inputs' delivery ids (`recordedDeliveriesOf`).
+   */
+  known: { slots?: ReadonlyMap<string, AccountSlots>; deliveries?: ReadonlyMap<string, RecordedDelivery> } = {},
 ): Promise<TriggerFireRow[]> {
   const { maxSessions, dialect } = settings;
   const answers: TriggerFireRow[] = [];
   let unwritten: TriggerFireRow[] = [];
-  const slots = new Map<string, AccountSlots>(knownSlots);
+  const slots = new Map<string, AccountSlots>(known.slots);
   const deliveries = new Map<string, TriggerFireRow>();
-  const recorded = await recordedDeliveries(trx, dialect, inputs);
+  const recorded = known.deliveries ?? (await recordedDeliveries(trx, dialect, inputs));
   const write = async () => {
     await writeFires(trx, dialect, unwritten);
     unwritten = [];
@@ -172,44 +175,54 @@ export function plannedFireRow(input: FireInput, target: FireTarget, reason: str
   };
 }
 
-interface RecordedDelivery {
+export interface RecordedDelivery {
   id: string;
   session_id: string | null;
   fired_at: string;
 }
 
+export type RecordedDeliveryRow = RecordedDelivery & { project_id: string; trigger_slug: string; delivery_id: string };
+
 function deliveryKey(projectId: string, slug: string, deliveryId: string): string {
   return `${projectId} ${slug} ${deliveryId}`;
 }
 
+/** The delivery ids of the inputs, once each. */
+export function deliveryIdsOf(inputs: readonly FireInput[]): string[] {
+  return [...new Set(inputs.flatMap((input) => (input.deliveryId ? [input.deliveryId] : [])))];
+}
+
 /**
- * The fires already recorded for the inputs' delivery ids, by `deliveryKey`: one query for the whole group
- * (every GitHub delivery has an id, and on PostgreSQL a query per delivery was a round trip each). It asks by
- * id alone, which only `trigger_fires_delivery` answers; another project's fire with the same id is left out
- * here. PostgreSQL without statistics on the ids yet (a new database, a burst since the last ANALYZE) takes an
- * `IN` list (or a join) of 50 ids to match a quarter of the table and reads all of it; each id looked up on
- * its own (a lateral subquery, kept one by `offset 0`, which the planner does not flatten into a join) is
- * found in the index.
+ * The fires already recorded with these delivery ids: one query for a whole group (every GitHub delivery has an
+ * id, and on PostgreSQL a query per delivery was a round trip each). It asks by id alone, which only
+ * `trigger_fires_delivery` answers; `recordedDeliveriesOf` leaves out another project's fire with the same id.
+ * PostgreSQL without statistics on the ids yet (a new database, a burst since the last ANALYZE) takes an `IN`
+ * list (or a join) of 50 ids to match a quarter of the table and reads all of it; each id looked up on its own
+ * (a lateral subquery, kept one by `offset 0`, which the planner does not flatten into a join) is found in the index.
  */
-async function recordedDeliveries(db: Kysely<Database>, dialect: Dialect, inputs: readonly FireInput[]): Promise<Map<string, RecordedDelivery>> {
+export function recordedDeliveriesQuery(dialect: Dialect, ids: readonly string[]): RawBuilder<RecordedDeliveryRow> {
+  return dialect === 'postgres'
+    ? sql<RecordedDeliveryRow>`select f.id, f.project_id, f.trigger_slug, f.delivery_id, f.session_id, f.fired_at
+        from unnest(${[...ids]}::text[]) as wanted(id)
+        cross join lateral (select * from trigger_fires where delivery_id = wanted.id offset 0) f`
+    : sql<RecordedDeliveryRow>`select id, project_id, trigger_slug, delivery_id, session_id, fired_at from trigger_fires where delivery_id in (${sql.join(ids)})`;
+}
+
+/** The fires recorded for the inputs' deliveries, by `deliveryKey`, from the rows of `recordedDeliveriesQuery`. */
+export function recordedDeliveriesOf(rows: readonly RecordedDeliveryRow[], inputs: readonly FireInput[]): Map<string, RecordedDelivery> {
   const wanted = new Set(inputs.filter((input) => input.deliveryId).map((input) => deliveryKey(input.project.id, input.trigger.slug, input.deliveryId!)));
-  if (wanted.size === 0) return new Map();
-  const ids = [...new Set(inputs.flatMap((input) => (input.deliveryId ? [input.deliveryId] : [])))];
-  type Row = RecordedDelivery & { project_id: string; trigger_slug: string; delivery_id: string };
-  const rows =
-    dialect === 'postgres'
-      ? (
-          await sql<Row>`select f.id, f.project_id, f.trigger_slug, f.delivery_id, f.session_id, f.fired_at
-            from unnest(${ids}::text[]) as wanted(id)
-            cross join lateral (select * from trigger_fires where delivery_id = wanted.id offset 0) f`.execute(db)
-        ).rows
-      : ((await db.selectFrom('trigger_fires').select(['id', 'project_id', 'trigger_slug', 'delivery_id', 'session_id', 'fired_at']).where('delivery_id', 'in', ids).execute()) as Row[]);
   const recorded = new Map<string, RecordedDelivery>();
   for (const row of rows) {
     const key = deliveryKey(row.project_id, row.trigger_slug, row.delivery_id);
     if (wanted.has(key)) recorded.set(key, row);
   }
   return recorded;
+}
+
+async function recordedDeliveries(db: Kysely<Database>, dialect: Dialect, inputs: readonly FireInput[]): Promise<Map<string, RecordedDelivery>> {
+  const ids = deliveryIdsOf(inputs);
+  if (ids.length === 0) return new Map();
+  return recordedDeliveriesOf((await recordedDeliveriesQuery(dialect, ids).execute(db)).rows, inputs);
 }
 
 /**

@@ -55,7 +55,34 @@ export interface GroupConfirmation {
 const KEPT_PROJECTS = 1000;
 
 function versionOf(row: { commit_sha: string | null; synced_at: string } | undefined): string | null {
-  return row ? `${row.commit_sha ?? ''} ${row.synced_at}` : null;
+  // As an instant: rows read as JSON (fire-batch.ts) give PostgreSQL's own format, not the driver's ISO one.
+  return row ? `${row.commit_sha ?? ''} ${new Date(row.synced_at).getTime()}` : null;
+}
+
+export interface ConfirmationRow {
+  project_id: string;
+  commit_sha: string | null;
+  synced_at: string;
+  name: string | null;
+  value: string | null;
+  account_id: string;
+  waiting: number | string;
+  active: number | string;
+}
+
+/**
+ * Every set and secret of the targets, and their accounts' slots: one query, so one round trip to PostgreSQL for
+ * a group (`WebhookTargets.confirmedBy` reads its rows).
+ */
+export function confirmationQuery(db: Kysely<Database>, targets: readonly WebhookTarget[]) {
+  const projectIds = [...new Set(targets.map((target) => target.project.id))];
+  const names = [...new Set(targets.map((target) => target.trigger.secret_env))];
+  return db
+    .selectFrom('trigger_manifests as m')
+    .innerJoin('projects as p', 'p.id', 'm.project_id')
+    .leftJoin('secrets as s', (join) => join.onRef('s.project_id', '=', 'm.project_id').on('s.name', 'in', names))
+    .select(['m.project_id', 'm.commit_sha', 'm.synced_at', 's.name', 's.value', 'p.account_id', ...accountSlotsColumns()])
+    .where('m.project_id', 'in', projectIds);
 }
 
 export class WebhookTargets {
@@ -94,17 +121,12 @@ export class WebhookTargets {
    * them at once with the slots of their accounts. One that is not is forgotten, so that the next look reads it again.
    */
   async confirm(trx: Kysely<Database>, targets: readonly WebhookTarget[]): Promise<GroupConfirmation> {
-    const projectIds = [...new Set(targets.map((target) => target.project.id))];
-    const names = [...new Set(targets.map((target) => target.trigger.secret_env))];
-    if (projectIds.length === 0) return { confirmed: [], slots: new Map() };
-    // One query (one round trip to PostgreSQL) for every set and secret of the group, and its accounts' slots.
-    const rows = await trx
-      .selectFrom('trigger_manifests as m')
-      .innerJoin('projects as p', 'p.id', 'm.project_id')
-      .leftJoin('secrets as s', (join) => join.onRef('s.project_id', '=', 'm.project_id').on('s.name', 'in', names))
-      .select(['m.project_id', 'm.commit_sha', 'm.synced_at', 's.name', 's.value', 'p.account_id', ...accountSlotsColumns()])
-      .where('m.project_id', 'in', projectIds)
-      .execute();
+    if (targets.length === 0) return { confirmed: [], slots: new Map() };
+    return this.confirmedBy(await confirmationQuery(trx, targets).execute(), targets);
+  }
+
+  /** `confirm`'s answer from the rows of `confirmationQuery`, read by the caller with other reads of its own. */
+  confirmedBy(rows: readonly ConfirmationRow[], targets: readonly WebhookTarget[]): GroupConfirmation {
     const versions = new Map(rows.map((row) => [row.project_id, versionOf(row)]));
     const secrets = new Map(rows.filter((row) => row.name !== null).map((row) => [`${row.project_id} ${row.name}`, row.value]));
     const confirmed = targets.map((target) => {
@@ -114,6 +136,7 @@ export class WebhookTargets {
     });
     return { confirmed, slots: new Map(rows.map((row) => [row.account_id, slotsOfRow(row)])) };
   }
+
   /** The version of the project's set, and the secret named (when one is). */
   private async current(projectId: string, secretName: string | undefined) {
     const { rows } = await sql<{ commit_sha: string | null; synced_at: string; secret: string | null }>`
