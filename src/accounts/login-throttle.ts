@@ -23,16 +23,18 @@ export interface Refusal {
 
 /**
  * Replicas starting together each create the table (CREATE TABLE IF NOT EXISTS), and PostgreSQL lets two such
- * creations race: the loser fails on the table's type ("type \"login_throttle\" already exists", 23505) or name
- * (42P07). The table is there then, so the loser tries again.
+ * creations race: the loser fails on the table's type (a unique violation in pg_type, 23505, or "type
+ * \"login_throttle\" already exists", 42710) or its name (42P07). The table is there then, so the loser tries again.
  */
+const CREATION_RACE_CODES = new Set(['23505', '42710', '42P07']);
+
 async function limiter(driver: DriverClient, keyPrefix: string, points: number, duration: number, blockDuration: number): Promise<RateLimiterStoreAbstract> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await createLimiter(driver, keyPrefix, points, duration, blockDuration);
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      if (attempt >= 3 || (code !== '23505' && code !== '42P07')) throw error;
+      if (attempt >= 3 || typeof code !== 'string' || !CREATION_RACE_CODES.has(code)) throw error;
     }
   }
 }
