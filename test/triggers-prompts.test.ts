@@ -86,14 +86,15 @@ describe(`prompt templates per fire kind, as the agent receives them (${testDial
         `source=[manual] actor=[${admin}] message=[look at <this>|api] cron=[|||] missing=[]`,
     );
 
-    // A body that is not JSON arrives as body.raw.
-    const text = 'plain <text>';
+    // A body that is not JSON arrives as body.raw, every character as sent (PostgreSQL takes the fires' values as
+    // array literals, where braces, commas, quotes, backslashes and NULL mean something).
+    const text = 'plain <text> {a,"b"} \\ NULL';
     await svc.request('POST', `/v1/webhooks/projects/${project.id}/hook`, {
       token: null,
       rawBody: text,
       headers: { 'content-type': 'text/plain', 'x-svc-token': 'hook-secret' },
     });
-    expect(await turnWith('raw=[plain')).toContain('action=[] pr=[] raw=[plain <text>] ct=[text/plain]');
+    expect(await turnWith('raw=[plain')).toContain(`action=[] pr=[] raw=[${text}] ct=[text/plain]`);
 
     await mergeFiles(svc, project, {
       'svc.yaml': `triggers:\n  - slug: tick\n    type: cron\n    run_at: "2020-02-02T02:02:02Z"\n    timezone: Europe/Paris\n    prompt: "${EVERY_VARIABLE}"\n`,

@@ -5,6 +5,7 @@ import { Kysely, Migrator, sql } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import { withFileLock } from './file-lock.js';
+import { preparingPool } from './prepared-statements.js';
 import { OwnSchemaPostgresDialect } from './postgres-dialect.js';
 import { adaptSqlite } from './sqlite-adapter.js';
 import { ImmediateSqliteDialect } from './sqlite-dialect.js';
@@ -50,7 +51,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   const url = options.databaseUrl;
   if (url && /^postgres(ql)?:\/\//.test(url)) {
     const pool = new pg.Pool({ connectionString: url, types: postgresTypes(), max: 10 });
-    const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool: preparingPool(pool) }) });
     const handle: DatabaseHandle = { db, dialect: 'postgres', driver: { dialect: 'postgres', pool }, transactions: separateTransactions(db), close: () => db.destroy() };
     try {
       await migrate(handle);

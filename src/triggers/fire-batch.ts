@@ -15,6 +15,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Services } from '../context.js';
 import { CallBatches, type PendingCall } from '../db/call-batches.js';
+import { preparedOnPostgres } from '../db/prepared-statements.js';
 import type { Database } from '../db/schema.js';
 import {
   deliveryIdsOf,
@@ -93,9 +94,12 @@ export class FireBatch {
       const rows = ids.length > 0 ? (await recordedDeliveriesQuery('sqlite', ids).execute(db)).rows : [];
       return { ...confirmation, deliveries: recordedDeliveriesOf(rows, inputs) };
     }
-    const { rows } = await sql<{ confirmation: ConfirmationRow[]; deliveries: RecordedDeliveryRow[] }>`select
-      (select coalesce(json_agg(c), '[]'::json) from (${confirmationQuery(db, targets)}) c) as confirmation,
-      (select coalesce(json_agg(d), '[]'::json) from (${recordedDeliveriesQuery('postgres', ids)}) d) as deliveries`.execute(db);
+    const query = sql<{ confirmation: ConfirmationRow[]; deliveries: RecordedDeliveryRow[] }>`select
+      (select coalesce(json_agg(c), '[]'::json) from (${confirmationQuery(db, 'postgres', targets)}) c) as confirmation,
+      (select coalesce(json_agg(d), '[]'::json) from (${recordedDeliveriesQuery('postgres', ids)}) d) as deliveries`.compile(db);
+    // Its text is the same for every group (arrays, not lists), so it is planned once per connection.
+    preparedOnPostgres(query.sql);
+    const { rows } = await db.executeQuery(query);
     const [read] = rows;
     if (!read) throw new Error('the group read returned no row');
     return { ...this.targets.confirmedBy(read.confirmation, targets), deliveries: recordedDeliveriesOf(read.deliveries, inputs) };

@@ -9,6 +9,7 @@ import type { Services } from '../context.js';
 import { isUniqueViolation, type Dialect } from '../db/database.js';
 import type { Database, TriggerFireSource } from '../db/schema.js';
 import type { TransactionRunner } from '../db/transactions.js';
+import { preparedOnPostgres } from '../db/prepared-statements.js';
 import { newTimeOrderedId } from '../time-ordered-id.js';
 import type { NormalizedTrigger } from '../manifest/index.js';
 import { accountSlots, needsSlot, planTarget, waitReasonOf, type AccountSlots, type FireTarget } from './plan-fire.js';
@@ -252,49 +253,68 @@ export function duplicateRow(input: FireInput, sessionId: string | null): Trigge
   };
 }
 
-const FIRE_COLUMNS = [
-  'id',
-  'project_id',
-  'account_id',
-  'trigger_slug',
-  'source',
-  'status',
-  'session_id',
-  'session_mode',
-  'target',
-  'fallback',
-  'reason',
-  'prompt',
-  'agent',
-  'model',
-  'actor_user_id',
-  'delivery_id',
-  'fired_at',
-  'due_at',
-  'started_at',
-  'claimed_by',
-  'claimed_until',
-  'attempts',
-] as const satisfies ReadonlyArray<keyof TriggerFireRow>;
-const insertTexts = new Map<string, string>();
+/** trigger_fires's columns in the order an insert writes them, with their PostgreSQL types (`unnest` casts to them). */
+const FIRE_COLUMN_TYPES = {
+  id: 'text',
+  project_id: 'text',
+  account_id: 'text',
+  trigger_slug: 'text',
+  source: 'text',
+  status: 'text',
+  session_id: 'text',
+  session_mode: 'text',
+  target: 'text',
+  fallback: 'text',
+  reason: 'text',
+  prompt: 'text',
+  agent: 'text',
+  model: 'text',
+  actor_user_id: 'text',
+  delivery_id: 'text',
+  fired_at: 'timestamptz',
+  due_at: 'timestamptz',
+  started_at: 'timestamptz',
+  claimed_by: 'text',
+  claimed_until: 'timestamptz',
+  attempts: 'integer',
+} as const satisfies Record<keyof TriggerFireRow, string>;
+const FIRE_COLUMNS = Object.keys(FIRE_COLUMN_TYPES) as Array<keyof typeof FIRE_COLUMN_TYPES>;
 
-/** `insert … values (…), (…)` for `count` rows in the dialect's placeholders, made once per count. */
-function insertText(dialect: Dialect, count: number): string {
-  const key = `${dialect} ${count}`;
-  let text = insertTexts.get(key);
+/**
+ * PostgreSQL: one text for any number of rows, each column's values sent as an array, so that it is prepared
+ * once per connection (prepared-statements.ts) where a `values` list of 22 placeholders a row was parsed and
+ * planned anew for every group.
+ */
+const POSTGRES_INSERT = `insert into trigger_fires (${FIRE_COLUMNS.join(', ')}) select * from unnest(${FIRE_COLUMNS.map((column, index) => `$${index + 1}::${FIRE_COLUMN_TYPES[column]}[]`).join(', ')})`;
+const POSTGRES_INSERT_PREPARED = preparedOnPostgres(POSTGRES_INSERT);
+/** The insert and the triggers' `last_fired_at` in one statement (a data-modifying WITH runs to completion with the update). */
+const POSTGRES_WRITE = preparedOnPostgres(
+  `with inserted as (${POSTGRES_INSERT}) update triggers as t set last_fired_at = v.fired_at ` +
+    `from unnest($${FIRE_COLUMNS.length + 1}::text[], $${FIRE_COLUMNS.length + 2}::text[], $${FIRE_COLUMNS.length + 3}::timestamptz[]) as v(project_id, slug, fired_at) ` +
+    'where t.project_id = v.project_id and t.slug = v.slug',
+);
+
+/** Each column's values as an array: the parameters of `POSTGRES_INSERT`. */
+function columnArrays(rows: readonly TriggerFireRow[]): unknown[][] {
+  return FIRE_COLUMNS.map((column) => rows.map((row) => row[column]));
+}
+
+const sqliteInsertTexts = new Map<number, string>();
+
+/** SQLite: `insert … values (?, …), (?, …)` for `count` rows, made once per count. */
+function sqliteInsertText(count: number): string {
+  let text = sqliteInsertTexts.get(count);
   if (!text) {
-    let parameter = 0;
-    const placeholder = dialect === 'postgres' ? () => `$${++parameter}` : () => '?';
-    const row = () => `(${FIRE_COLUMNS.map(placeholder).join(', ')})`;
-    text = `insert into trigger_fires (${FIRE_COLUMNS.join(', ')}) values ${Array.from({ length: count }, row).join(', ')}`;
+    const row = `(${FIRE_COLUMNS.map(() => '?').join(', ')})`;
+    text = `insert into trigger_fires (${FIRE_COLUMNS.join(', ')}) values ${Array.from({ length: count }, () => row).join(', ')}`;
     // Groups are at most a few hundred rows; the counts seen are few.
-    if (insertTexts.size < 1_000) insertTexts.set(key, text);
+    if (sqliteInsertTexts.size < 1_000) sqliteInsertTexts.set(count, text);
   }
   return text;
 }
 
-/** The rows' values, column by column: the insert's parameters. */
-function fireParameters(rows: readonly TriggerFireRow[]): unknown[] {
+/** The rows' values, row by row: the parameters of `sqliteInsertText`. */
+function rowValues(rows: readonly TriggerFireRow[]): unknown[] {
   const parameters: unknown[] = new Array(rows.length * FIRE_COLUMNS.length);
   let next = 0;
   for (const row of rows) for (const column of FIRE_COLUMNS) parameters[next++] = row[column];
@@ -302,12 +322,13 @@ function fireParameters(rows: readonly TriggerFireRow[]): unknown[] {
 }
 
 /**
- * Written as SQL text with its parameters, made once per number of rows: every webhook delivery and cron
- * fire inserts one, and building and compiling a 22-column insert took longer than running it.
+ * Written as SQL text with its parameters, not built with Kysely: every webhook delivery and cron fire inserts
+ * one, and building and compiling a 22-column insert took longer than running it.
  */
 export async function insertFires(trx: Kysely<Database>, dialect: Dialect, rows: readonly TriggerFireRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await trx.executeQuery(CompiledQuery.raw(insertText(dialect, rows.length), fireParameters(rows)));
+  const query = dialect === 'postgres' ? CompiledQuery.raw(POSTGRES_INSERT_PREPARED, columnArrays(rows)) : CompiledQuery.raw(sqliteInsertText(rows.length), rowValues(rows));
+  await trx.executeQuery(query);
 }
 
 /** The latest of each trigger's fires among `rows`, duplicates aside: what its `last_fired_at` becomes. */
@@ -323,26 +344,19 @@ function latestFires(rows: readonly TriggerFireRow[]): TriggerFireRow[] {
 }
 
 /**
- * Inserts the fires and moves their triggers' `last_fired_at`. On PostgreSQL in one statement (the insert is a
- * data-modifying WITH, run to completion with the update): a group of webhook deliveries waits for every round
- * trip of the one before it, and this was one of five.
+ * Inserts the fires and moves their triggers' `last_fired_at`; on PostgreSQL in one statement: a group of webhook
+ * deliveries waits for every round trip of the one before it.
  */
 async function writeFires(trx: Kysely<Database>, dialect: Dialect, rows: readonly TriggerFireRow[]): Promise<void> {
   if (rows.length === 0) return;
   const latest = latestFires(rows);
-  if (dialect !== 'postgres' || latest.length === 0) {
+  if (dialect !== 'postgres') {
     await insertFires(trx, dialect, rows);
     await markLastFired(trx, latest);
     return;
   }
-  const parameters = fireParameters(rows);
-  let parameter = parameters.length;
-  const values = latest.map((row) => {
-    parameters.push(row.project_id, row.trigger_slug, row.fired_at);
-    return `($${++parameter}, $${++parameter}, $${++parameter}::timestamptz)`;
-  });
-  const text = `with inserted as (${insertText(dialect, rows.length)}) update triggers as t set last_fired_at = v.fired_at from (values ${values.join(', ')}) as v(project_id, slug, fired_at) where t.project_id = v.project_id and t.slug = v.slug`;
-  await trx.executeQuery(CompiledQuery.raw(text, parameters));
+  const parameters = [...columnArrays(rows), latest.map((row) => row.project_id), latest.map((row) => row.trigger_slug), latest.map((row) => row.fired_at)];
+  await trx.executeQuery(CompiledQuery.raw(POSTGRES_WRITE, parameters));
 }
 
 /** Each trigger's `last_fired_at`, from its latest fire (`latestFires`). */

@@ -18,7 +18,7 @@ export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
  * as bytes of any content type, because the signature is over the exact bytes sent.
  */
 export function webhookRoutes(app: FastifyInstance, services: Services): void {
-  const targets = new WebhookTargets(services.db);
+  const targets = new WebhookTargets(services.db, services.dialect);
   const receiver: WebhookReceiver = { targets, fires: new FireBatch(services, targets) };
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body));

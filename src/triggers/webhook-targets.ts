@@ -12,6 +12,7 @@
  * counts from the next delivery on, with no time-to-live, and a delivery costs no query of its own.
  */
 import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { readBool } from '../db/values.js';
 import type { NormalizedTrigger } from '../manifest/index.js';
@@ -74,21 +75,26 @@ export interface ConfirmationRow {
  * Every set and secret of the targets, and their accounts' slots: one query, so one round trip to PostgreSQL for
  * a group (`WebhookTargets.confirmedBy` reads its rows).
  */
-export function confirmationQuery(db: Kysely<Database>, targets: readonly WebhookTarget[]) {
+export function confirmationQuery(db: Kysely<Database>, dialect: Dialect, targets: readonly WebhookTarget[]) {
   const projectIds = [...new Set(targets.map((target) => target.project.id))];
   const names = [...new Set(targets.map((target) => target.trigger.secret_env))];
+  // On PostgreSQL arrays, not lists: the text is the same for every group, so it is prepared once (fire-batch.ts).
+  const among = (values: string[]) => (dialect === 'postgres' ? sql<string>`any(${values}::text[])` : values);
   return db
     .selectFrom('trigger_manifests as m')
     .innerJoin('projects as p', 'p.id', 'm.project_id')
-    .leftJoin('secrets as s', (join) => join.onRef('s.project_id', '=', 'm.project_id').on('s.name', 'in', names))
+    .leftJoin('secrets as s', (join) => join.onRef('s.project_id', '=', 'm.project_id').on('s.name', dialect === 'postgres' ? '=' : 'in', among(names)))
     .select(['m.project_id', 'm.commit_sha', 'm.synced_at', 's.name', 's.value', 'p.account_id', ...accountSlotsColumns()])
-    .where('m.project_id', 'in', projectIds);
+    .where('m.project_id', dialect === 'postgres' ? '=' : 'in', among(projectIds));
 }
 
 export class WebhookTargets {
   private readonly known = new Map<string, KnownProject>();
 
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
 
   /**
    * The project's enabled webhook trigger `slug` with its secret; null when the project or trigger is not
@@ -122,7 +128,7 @@ export class WebhookTargets {
    */
   async confirm(trx: Kysely<Database>, targets: readonly WebhookTarget[]): Promise<GroupConfirmation> {
     if (targets.length === 0) return { confirmed: [], slots: new Map() };
-    return this.confirmedBy(await confirmationQuery(trx, targets).execute(), targets);
+    return this.confirmedBy(await confirmationQuery(trx, this.dialect, targets).execute(), targets);
   }
 
   /** `confirm`'s answer from the rows of `confirmationQuery`, read by the caller with other reads of its own. */
