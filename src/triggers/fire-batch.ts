@@ -23,6 +23,7 @@ import {
   recordedDeliveriesQuery,
   recordFire,
   recordFiresIn,
+  writeFires,
   writtenInOneStatement,
   type FireInput,
   type RecordedDelivery,
@@ -46,8 +47,18 @@ export class StaleTargetError extends Error {
   }
 }
 
+/** A group whose fires are decided and being written; the groups after it are decided knowing them. */
+interface GroupInWriting {
+  rows: readonly TriggerFireRow[];
+  written: Promise<void>;
+}
+
+/** Groups of fresh-session fires written at once on PostgreSQL: the next group's read overlaps this many writes. */
+const MAX_GROUPS_IN_WRITING = 2;
+
 export class FireBatch {
   private readonly calls: CallBatches<WebhookFireInput, TriggerFireRow>;
+  private readonly inWriting: GroupInWriting[] = [];
 
   constructor(
     private readonly services: Services,
@@ -62,31 +73,85 @@ export class FireBatch {
   }
 
   private async recordGroup(group: Array<PendingCall<WebhookFireInput, TriggerFireRow>>): Promise<void> {
-    const settings = { maxSessions: this.services.config.sessions.maxSessions, dialect: this.services.dialect };
     const inputs = group.map((call) => call.input);
-    const record = async (db: Kysely<Database>) => {
-      const { confirmed, slots, deliveries } = await this.readGroup(db, inputs);
-      const rows = await recordFiresIn(db, settings, inputs.filter((_, index) => confirmed[index]), { slots, deliveries });
-      return { confirmed, rows };
-    };
+    if (writtenInOneStatement(this.services.dialect, inputs)) return this.recordWhileOthersWrite(group);
+    // Reuse and pinned fires plan from what is committed (the session a fire a moment ago will create).
+    await Promise.all(this.inWriting.map((earlier) => earlier.written));
+    const settings = this.settings();
     let outcome: { confirmed: boolean[]; rows: TriggerFireRow[] };
     try {
-      // PostgreSQL reads each statement of a transaction afresh (READ COMMITTED), so BEGIN and COMMIT would add two
-      // round trips and no guarantee to a group written by one statement.
-      outcome = writtenInOneStatement(settings.dialect, inputs) ? await record(this.services.db) : await this.services.db.transaction().execute(record);
+      outcome = await this.services.db.transaction().execute(async (trx) => {
+        const { confirmed, slots, deliveries } = await this.readGroup(trx, inputs, []);
+        const rows = await recordFiresIn(trx, settings, inputs.filter((_, index) => confirmed[index]), { slots, deliveries });
+        return { confirmed, rows };
+      });
     } catch {
-      for (const call of group) await recordFire(this.services, call.input, this.services.transactions, (trx) => this.confirmOne(trx, call.input.target)).then(call.resolve, call.reject);
+      await this.recordEachAlone(group);
       return;
     }
+    this.answer(group, outcome.confirmed, outcome.rows);
+  }
+
+  /**
+   * A group of fresh-session fires on PostgreSQL: one statement writes it, with no BEGIN and COMMIT (under READ
+   * COMMITTED every statement reads afresh, so they would add two round trips and no guarantee). The next group
+   * is read and decided while this one is written, so a group waits for one round trip of the one before it, not
+   * two: its read leaves out the fires of the groups still being written, which it counts from memory instead, so
+   * each fire is decided exactly as if the groups had run one after the other.
+   */
+  private async recordWhileOthersWrite(group: Array<PendingCall<WebhookFireInput, TriggerFireRow>>): Promise<void> {
+    while (this.inWriting.length >= MAX_GROUPS_IN_WRITING) await this.inWriting[0]!.written;
+    const db = this.services.db;
+    const settings = this.settings();
+    const inputs = group.map((call) => call.input);
+    const earlier = this.inWriting.flatMap((writing) => writing.rows);
+    let confirmed: boolean[];
+    let rows: TriggerFireRow[];
+    try {
+      const read = await this.readGroup(db, inputs, earlier.map((row) => row.id));
+      confirmed = read.confirmed;
+      for (const row of earlier) {
+        const account = row.status === 'queued' ? read.slots.get(row.account_id) : undefined;
+        if (account) account.waiting += 1;
+      }
+      rows = await recordFiresIn(db, settings, inputs.filter((_, index) => confirmed[index]), { slots: read.slots, deliveries: read.deliveries, earlier }, async () => {});
+    } catch {
+      await this.recordEachAlone(group);
+      return;
+    }
+    const writing: GroupInWriting = { rows, written: Promise.resolve() };
+    writing.written = writeFires(db, settings.dialect, rows).then(
+      () => this.answer(group, confirmed, rows),
+      // Two replicas writing one delivery at once, say: each fire of the group on its own.
+      () => this.recordEachAlone(group),
+    ).finally(() => this.inWriting.splice(this.inWriting.indexOf(writing), 1));
+    this.inWriting.push(writing);
+  }
+
+  private settings() {
+    return { maxSessions: this.services.config.sessions.maxSessions, dialect: this.services.dialect };
+  }
+
+  private answer(group: Array<PendingCall<WebhookFireInput, TriggerFireRow>>, confirmed: readonly boolean[], rows: readonly TriggerFireRow[]): void {
     let next = 0;
-    group.forEach((call, index) => (outcome.confirmed[index] ? call.resolve(outcome.rows[next++]!) : call.reject(new StaleTargetError())));
+    group.forEach((call, index) => (confirmed[index] ? call.resolve(rows[next++]!) : call.reject(new StaleTargetError())));
+  }
+
+  /** When a group cannot be written: each of its fires recorded alone, in its own transaction. */
+  private async recordEachAlone(group: Array<PendingCall<WebhookFireInput, TriggerFireRow>>): Promise<void> {
+    for (const call of group) await recordFire(this.services, call.input, this.services.transactions, (trx) => this.confirmOne(trx, call.input.target)).then(call.resolve, call.reject);
   }
 
   /**
    * The group's confirmation (webhook-targets.ts) and the fires recorded for its delivery ids. On PostgreSQL one
    * statement, each read as JSON: the group's round trips go from three to two.
    */
-  private async readGroup(db: Kysely<Database>, inputs: readonly WebhookFireInput[]): Promise<GroupConfirmation & { deliveries: Map<string, RecordedDelivery> }> {
+  private async readGroup(
+    db: Kysely<Database>,
+    inputs: readonly WebhookFireInput[],
+    /** Fires still being written, which the accounts' queues are counted without. */
+    inWriting: readonly string[],
+  ): Promise<GroupConfirmation & { deliveries: Map<string, RecordedDelivery> }> {
     const targets = inputs.map((input) => input.target);
     const ids = deliveryIdsOf(inputs);
     if (this.services.dialect !== 'postgres') {
@@ -95,7 +160,7 @@ export class FireBatch {
       return { ...confirmation, deliveries: recordedDeliveriesOf(rows, inputs) };
     }
     const query = sql<{ confirmation: ConfirmationRow[]; deliveries: RecordedDeliveryRow[] }>`select
-      (select coalesce(json_agg(c), '[]'::json) from (${confirmationQuery(db, 'postgres', targets)}) c) as confirmation,
+      (select coalesce(json_agg(c), '[]'::json) from (${confirmationQuery(db, 'postgres', targets, inWriting)}) c) as confirmation,
       (select coalesce(json_agg(d), '[]'::json) from (${recordedDeliveriesQuery('postgres', ids)}) d) as deliveries`.compile(db);
     // Its text is the same for every group (arrays, not lists), so it is planned once per connection.
     preparedOnPostgres(query.sql);

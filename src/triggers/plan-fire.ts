@@ -108,9 +108,13 @@ export async function accountSlots(db: Kysely<Database>, accountId: string, befo
  * one query answers for every account of a group of fires: on PostgreSQL each query is a round trip. Read them
  * with `slotsOfRow`.
  */
-export function accountSlotsColumns() {
+export function accountSlotsColumns(
+  /** PostgreSQL: fires left out of the count (a group still being written, which the caller counts itself). */
+  notAmong?: readonly string[],
+) {
+  const leftOut = notAmong ? sql` and f.id <> all(${[...notAmong]}::text[])` : sql``;
   return [
-    sql<number | string>`(select count(*) from (select 1 from trigger_fires f where f.account_id = p.account_id and f.status = 'queued' and f.started_at is null limit ${WAITING_SHOWN + 1}) earlier)`.as('waiting'),
+    sql<number | string>`(select count(*) from (select 1 from trigger_fires f where f.account_id = p.account_id and f.status = 'queued' and f.started_at is null${leftOut} limit ${WAITING_SHOWN + 1}) earlier)`.as('waiting'),
     sql<number | string>`(select count(*) from sessions x where x.account_id = p.account_id and x.status in (${sql.join(ACTIVE_STATUSES)}))`.as('active'),
   ] as const;
 }

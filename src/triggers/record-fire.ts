@@ -112,16 +112,24 @@ export async function recordFiresIn(
    * Read already in `trx` (fire-batch.ts reads them with its confirmation): the accounts' slots, good until the
    * first write, and the fires recorded for the inputs' delivery ids (`recordedDeliveriesOf`).
    */
-  known: { slots?: ReadonlyMap<string, AccountSlots>; deliveries?: ReadonlyMap<string, RecordedDelivery> } = {},
+  known: {
+    slots?: ReadonlyMap<string, AccountSlots>;
+    deliveries?: ReadonlyMap<string, RecordedDelivery>;
+    /** Fires recorded just before these, perhaps not committed yet: a delivery among them makes a later one its duplicate. */
+    earlier?: readonly TriggerFireRow[];
+  } = {},
+  /** Writes the fires decided (`writeFires`); fire-batch.ts writes a group of fresh-session fires itself. */
+  writer: (rows: readonly TriggerFireRow[]) => Promise<void> = (rows) => writeFires(trx, settings.dialect, rows),
 ): Promise<TriggerFireRow[]> {
   const { maxSessions, dialect } = settings;
   const answers: TriggerFireRow[] = [];
   let unwritten: TriggerFireRow[] = [];
   const slots = new Map<string, AccountSlots>(known.slots);
   const deliveries = new Map<string, TriggerFireRow>();
+  for (const row of known.earlier ?? []) if (row.delivery_id) deliveries.set(deliveryKey(row.project_id, row.trigger_slug, row.delivery_id), row);
   const recorded = known.deliveries ?? (await recordedDeliveries(trx, dialect, inputs));
   const write = async () => {
-    await writeFires(trx, dialect, unwritten);
+    await writer(unwritten);
     unwritten = [];
     slots.clear();
   };
@@ -289,7 +297,8 @@ const POSTGRES_INSERT = `insert into trigger_fires (${FIRE_COLUMNS.join(', ')}) 
 const POSTGRES_INSERT_PREPARED = preparedOnPostgres(POSTGRES_INSERT);
 /** The insert and the triggers' `last_fired_at` in one statement (a data-modifying WITH runs to completion with the update). */
 const POSTGRES_WRITE = preparedOnPostgres(
-  `with inserted as (${POSTGRES_INSERT}) update triggers as t set last_fired_at = v.fired_at ` +
+  // The later of the two: groups written side by side (fire-batch.ts) may commit out of order.
+  `with inserted as (${POSTGRES_INSERT}) update triggers as t set last_fired_at = greatest(t.last_fired_at, v.fired_at) ` +
     `from unnest($${FIRE_COLUMNS.length + 1}::text[], $${FIRE_COLUMNS.length + 2}::text[], $${FIRE_COLUMNS.length + 3}::timestamptz[]) as v(project_id, slug, fired_at) ` +
     'where t.project_id = v.project_id and t.slug = v.slug',
 );
@@ -347,7 +356,7 @@ function latestFires(rows: readonly TriggerFireRow[]): TriggerFireRow[] {
  * Inserts the fires and moves their triggers' `last_fired_at`; on PostgreSQL in one statement: a group of webhook
  * deliveries waits for every round trip of the one before it.
  */
-async function writeFires(trx: Kysely<Database>, dialect: Dialect, rows: readonly TriggerFireRow[]): Promise<void> {
+export async function writeFires(trx: Kysely<Database>, dialect: Dialect, rows: readonly TriggerFireRow[]): Promise<void> {
   if (rows.length === 0) return;
   const latest = latestFires(rows);
   if (dialect !== 'postgres') {

@@ -75,7 +75,13 @@ export interface ConfirmationRow {
  * Every set and secret of the targets, and their accounts' slots: one query, so one round trip to PostgreSQL for
  * a group (`WebhookTargets.confirmedBy` reads its rows).
  */
-export function confirmationQuery(db: Kysely<Database>, dialect: Dialect, targets: readonly WebhookTarget[]) {
+export function confirmationQuery(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  targets: readonly WebhookTarget[],
+  /** Fires the accounts' queues are counted without (PostgreSQL: fire-batch.ts's groups still being written). */
+  notAmong: readonly string[] = [],
+) {
   const projectIds = [...new Set(targets.map((target) => target.project.id))];
   const names = [...new Set(targets.map((target) => target.trigger.secret_env))];
   // On PostgreSQL arrays, not lists: the text is the same for every group, so it is prepared once (fire-batch.ts).
@@ -84,7 +90,7 @@ export function confirmationQuery(db: Kysely<Database>, dialect: Dialect, target
     .selectFrom('trigger_manifests as m')
     .innerJoin('projects as p', 'p.id', 'm.project_id')
     .leftJoin('secrets as s', (join) => join.onRef('s.project_id', '=', 'm.project_id').on('s.name', dialect === 'postgres' ? '=' : 'in', among(names)))
-    .select(['m.project_id', 'm.commit_sha', 'm.synced_at', 's.name', 's.value', 'p.account_id', ...accountSlotsColumns()])
+    .select(['m.project_id', 'm.commit_sha', 'm.synced_at', 's.name', 's.value', 'p.account_id', ...accountSlotsColumns(dialect === 'postgres' ? notAmong : undefined)])
     .where('m.project_id', dialect === 'postgres' ? '=' : 'in', among(projectIds));
 }
 
