@@ -16,7 +16,7 @@ import type { Dialect } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { readBool } from '../db/values.js';
 import type { NormalizedTrigger } from '../manifest/index.js';
-import { accountSlotsColumns, slotsOfRow, type AccountSlots } from './plan-fire.js';
+import { accountSlots, accountSlotsColumns, slotsOfRow, type AccountSlots } from './plan-fire.js';
 import { definitionOf } from './trigger-row.js';
 
 export type WebhookTrigger = Extract<NormalizedTrigger, { type: 'webhook' }>;
@@ -67,8 +67,9 @@ export interface ConfirmationRow {
   name: string | null;
   value: string | null;
   account_id: string;
-  waiting: number | string;
-  active: number | string;
+  /** PostgreSQL only: the account's slots, read with the rest. */
+  waiting?: number | string;
+  active?: number | string;
 }
 
 /**
@@ -90,7 +91,8 @@ export function confirmationQuery(
     .selectFrom('trigger_manifests as m')
     .innerJoin('projects as p', 'p.id', 'm.project_id')
     .leftJoin('secrets as s', (join) => join.onRef('s.project_id', '=', 'm.project_id').on('s.name', dialect === 'postgres' ? '=' : 'in', among(names)))
-    .select(['m.project_id', 'm.commit_sha', 'm.synced_at', 's.name', 's.value', 'p.account_id', ...accountSlotsColumns(dialect === 'postgres' ? notAmong : undefined)])
+    // On SQLite the slots are asked apart (`confirm`): no round trip to save, and its subqueries ran four times slower here.
+    .select(['m.project_id', 'm.commit_sha', 'm.synced_at', 's.name', 's.value', 'p.account_id', ...(dialect === 'postgres' ? accountSlotsColumns(notAmong) : [])])
     .where('m.project_id', dialect === 'postgres' ? '=' : 'in', among(projectIds));
 }
 
@@ -134,7 +136,10 @@ export class WebhookTargets {
    */
   async confirm(trx: Kysely<Database>, targets: readonly WebhookTarget[]): Promise<GroupConfirmation> {
     if (targets.length === 0) return { confirmed: [], slots: new Map() };
-    return this.confirmedBy(await confirmationQuery(trx, this.dialect, targets).execute(), targets);
+    const rows: ConfirmationRow[] = await confirmationQuery(trx, this.dialect, targets).execute();
+    const confirmation = this.confirmedBy(rows, targets);
+    if (this.dialect === 'sqlite') for (const accountId of new Set(rows.map((row) => row.account_id))) confirmation.slots.set(accountId, await accountSlots(trx, accountId));
+    return confirmation;
   }
 
   /** `confirm`'s answer from the rows of `confirmationQuery`, read by the caller with other reads of its own. */
@@ -146,7 +151,9 @@ export class WebhookTargets {
       if (!same) this.known.delete(target.project.id);
       return same;
     });
-    return { confirmed, slots: new Map(rows.map((row) => [row.account_id, slotsOfRow(row)])) };
+    const slots = new Map<string, AccountSlots>();
+    for (const row of rows) if (row.waiting !== undefined && row.active !== undefined) slots.set(row.account_id, slotsOfRow({ waiting: row.waiting, active: row.active }));
+    return { confirmed, slots };
   }
 
   /** The version of the project's set, and the secret named (when one is). */
