@@ -160,7 +160,7 @@ export class FireBatch {
       return { ...confirmation, deliveries: recordedDeliveriesOf(rows, inputs) };
     }
     const query = sql<{ confirmation: ConfirmationRow[]; deliveries: RecordedDeliveryRow[] }>`select
-      (select coalesce(json_agg(c), '[]'::json) from (${confirmationQuery(db, 'postgres', targets, inWriting)}) c) as confirmation,
+      (select coalesce(json_agg(c), '[]'::json) from (${confirmationQuery('postgres', targets, inWriting)}) c) as confirmation,
       (select coalesce(json_agg(d), '[]'::json) from (${recordedDeliveriesQuery('postgres', ids)}) d) as deliveries`.compile(db);
     // Its text is the same for every group (arrays, not lists), so it is planned once per connection.
     preparedOnPostgres(query.sql);

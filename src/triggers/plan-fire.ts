@@ -4,7 +4,7 @@
  * fresh; `pinned` re-prompts its session_id, else the reusable one, else fresh. The fallback taken is a
  * sentence on the fire.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { newId } from '../ids.js';
 import type { NormalizedTrigger } from '../manifest/index.js';
@@ -106,19 +106,16 @@ export async function accountSlots(db: Kysely<Database>, accountId: string, befo
 }
 
 /**
- * `accountSlots` for the account of the project row `p` of a query, as two columns (`waiting`, `active`), so that
- * one query answers for every account of a group of fires: on PostgreSQL each query is a round trip. Read them
- * with `slotsOfRow`.
+ * `accountSlots` for the account of the project row `p` of a PostgreSQL query, as two columns (`waiting`,
+ * `active`), so that one query answers for every account of a group of fires: each query is a round trip. Read
+ * them with `slotsOfRow`.
  */
 export function accountSlotsColumns(
-  /** PostgreSQL: fires left out of the count (a group still being written, which the caller counts itself). */
-  notAmong?: readonly string[],
-) {
-  const leftOut = notAmong ? sql` and f.id <> all(${[...notAmong]}::text[])` : sql``;
-  return [
-    sql<number | string>`(select count(*) from (select 1 from trigger_fires f where f.account_id = p.account_id and f.status = 'queued' and f.started_at is null${leftOut} limit ${WAITING_LIMIT}) earlier)`.as('waiting'),
-    sql<number | string>`(select count(*) from sessions x where x.account_id = p.account_id and x.status in (${sql.join(ACTIVE_STATUSES)}))`.as('active'),
-  ] as const;
+  /** Fires left out of the count (groups still being written, which the caller counts itself). */
+  notAmong: readonly string[],
+): RawBuilder<unknown> {
+  return sql`(select count(*) from (select 1 from trigger_fires f where f.account_id = p.account_id and f.status = 'queued' and f.started_at is null and f.id <> all(${[...notAmong]}::text[]) limit ${WAITING_LIMIT}) earlier) as waiting,
+    (select count(*) from sessions x where x.account_id = p.account_id and x.status in (${sql.join(ACTIVE_STATUSES)})) as active`;
 }
 
 /** The slots read by `accountSlotsColumns`, as `accountSlots` gives them (the active sessions count only when nothing waits). */
