@@ -155,12 +155,14 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
-function latestPerSlot(rows: Array<{ due_at: Date; fired_at: Date }>): Array<{ due: string; fires: number; lastMs: number }> {
-  const slots = new Map<number, { fires: number; lastMs: number }>();
+function latestPerSlot(rows: Array<{ due_at: Date; fired_at: Date }>): Array<{ due: string; fires: number; firstMs: number; lastMs: number }> {
+  const slots = new Map<number, { fires: number; firstMs: number; lastMs: number }>();
   for (const row of rows) {
-    const slot = slots.get(row.due_at.getTime()) ?? { fires: 0, lastMs: 0 };
+    const slot = slots.get(row.due_at.getTime()) ?? { fires: 0, firstMs: Infinity, lastMs: 0 };
+    const lateness = row.fired_at.getTime() - row.due_at.getTime();
     slot.fires += 1;
-    slot.lastMs = Math.max(slot.lastMs, row.fired_at.getTime() - row.due_at.getTime());
+    slot.firstMs = Math.min(slot.firstMs, lateness);
+    slot.lastMs = Math.max(slot.lastMs, lateness);
     slots.set(row.due_at.getTime(), slot);
   }
   return [...slots.entries()].sort(([a], [b]) => a - b).map(([due, slot]) => ({ due: new Date(due).toISOString().slice(11, 19), ...slot }));
@@ -220,7 +222,7 @@ async function cronFigures(): Promise<Record<string, unknown>> {
         const later = rows.filter((row) => row.due_at.getTime() > firstDue).map((row) => row.fired_at.getTime() - row.due_at.getTime()).sort((a, b) => a - b);
         return { p50: percentile(later, 50), p99: percentile(later, 99), max: later.at(-1) ?? 0 };
       })(),
-      // Per due instant, the latest of its fires: how long each burst took to fire in full.
+      // Per due instant, its earliest and latest fires: how late the burst began, and how long it took to fire in full.
       burstsMs: latestPerSlot(rows),
       duplicates,
       missed,

@@ -122,10 +122,17 @@ export function triggerSchedulerTask(intervalMs: number): BackgroundTask {
         caughtUp = true;
         await syncAllProjectTriggers(services, () => undefined);
       }
-      for (;;) {
-        const { claimed, toStart } = await fireDueTriggers(services, new Date());
+      // The whole burst is recorded before any of its sessions starts: booting a sandbox beside the claims (the
+      // first fire at a free slot) made the rest of a burst of 10,000 three times slower to fire.
+      const toStart: string[] = [];
+      try {
+        for (;;) {
+          const batch = await fireDueTriggers(services, new Date());
+          toStart.push(...batch.toStart);
+          if (batch.claimed < CLAIM_BATCH || signal.aborted) break;
+        }
+      } finally {
         if (toStart.length > 0) services.events.emit('triggers.fired', { fireIds: toStart });
-        if (claimed < CLAIM_BATCH || signal.aborted) break;
       }
       const next = await msUntilNextFire(services);
       return next === null ? {} : { nextRunInMs: next };
