@@ -1,10 +1,10 @@
 /**
- * Webhook fires that arrive together are recorded together: one query for what the deliveries were checked
- * against and their accounts' queues and slots, one for the delivery ids already recorded, one insert with
- * `last_fired_at` for the whole group, and each delivery is answered after the commit. On SQLite the group is
- * one transaction; on PostgreSQL a group of fresh-session fires is written by its one statement, with no
- * BEGIN and COMMIT around it, two round trips fewer. On PostgreSQL a fire recorded alone cost five round
- * trips, and writing them was most of the receiver's time.
+ * Webhook fires that arrive together are recorded together, and each delivery is answered once its group is
+ * committed. On PostgreSQL a group of fresh-session fires costs two statements, each prepared once per
+ * connection: one read (what the deliveries were checked against, their accounts' queues and slots, and the
+ * fires already recorded with their delivery ids) and one write (the insert with `last_fired_at`), with no BEGIN
+ * and COMMIT around them; the next group is read while this one is written. On SQLite, where a query costs no
+ * round trip, a group is one transaction of small queries. A fire recorded alone cost PostgreSQL five round trips.
  *
  * Each fire gets the decisions it would get recorded alone (`recordFiresIn`, record-fire.ts). The group first
  * confirms that what each delivery was checked against (its trigger set's version and its secret) is still
@@ -50,7 +50,8 @@ export class StaleTargetError extends Error {
 /** A group whose fires are decided and being written; the groups after it are decided knowing them. */
 interface GroupInWriting {
   rows: readonly TriggerFireRow[];
-  written: Promise<void>;
+  /** Whether it was written as decided (false: its fires were recorded one by one). */
+  written: Promise<boolean>;
 }
 
 /** Groups of fresh-session fires written at once on PostgreSQL: the next group's read overlaps this many writes. */
@@ -104,27 +105,38 @@ export class FireBatch {
     const db = this.services.db;
     const settings = this.settings();
     const inputs = group.map((call) => call.input);
-    const earlier = this.inWriting.flatMap((writing) => writing.rows);
-    let confirmed: boolean[];
-    let rows: TriggerFireRow[];
+    const before = [...this.inWriting];
+    const earlier = before.flatMap((writing) => writing.rows);
+    let decided: { confirmed: boolean[]; rows: TriggerFireRow[] } | null = null;
     try {
       const read = await this.readGroup(db, inputs, earlier.map((row) => row.id));
-      confirmed = read.confirmed;
       for (const row of earlier) {
         const account = row.status === 'queued' ? read.slots.get(row.account_id) : undefined;
         if (account) account.waiting += 1;
       }
-      rows = await recordFiresIn(db, settings, inputs.filter((_, index) => confirmed[index]), { slots: read.slots, deliveries: read.deliveries, earlier }, async () => {});
+      const confirmedInputs = inputs.filter((_, index) => read.confirmed[index]);
+      const rows = await recordFiresIn(db, settings, confirmedInputs, { slots: read.slots, deliveries: read.deliveries, earlier }, async () => {});
+      decided = { confirmed: read.confirmed, rows };
     } catch {
-      await this.recordEachAlone(group);
-      return;
+      // Recorded fire by fire below, once the groups before it are written.
     }
-    const writing: GroupInWriting = { rows, written: Promise.resolve() };
-    writing.written = writeFires(db, settings.dialect, rows).then(
-      () => this.answer(group, confirmed, rows),
-      // Two replicas writing one delivery at once, say: each fire of the group on its own.
-      () => this.recordEachAlone(group),
-    ).finally(() => this.inWriting.splice(this.inWriting.indexOf(writing), 1));
+    const writing: GroupInWriting = { rows: decided?.rows ?? [], written: Promise.resolve(true) };
+    writing.written = (async () => {
+      // Decided knowing the groups before it: written as decided only once they were. A group that could not be
+      // (two replicas writing one delivery at once, say) is recorded fire by fire, and so is every group after it.
+      const earlierWritten = (await Promise.all(before.map((one) => one.written))).every(Boolean);
+      if (decided && earlierWritten) {
+        try {
+          await writeFires(db, settings.dialect, decided.rows);
+          this.answer(group, decided.confirmed, decided.rows);
+          return true;
+        } catch {
+          // Recorded fire by fire below.
+        }
+      }
+      await this.recordEachAlone(group);
+      return false;
+    })().finally(() => this.inWriting.splice(this.inWriting.indexOf(writing), 1));
     this.inWriting.push(writing);
   }
 
