@@ -19,6 +19,7 @@ import { preparedOnPostgres } from '../db/prepared-statements.js';
 import type { Database } from '../db/schema.js';
 import {
   deliveryIdsOf,
+  recordedDeliveries,
   recordedDeliveriesOf,
   recordedDeliveriesQuery,
   recordFire,
@@ -165,12 +166,8 @@ export class FireBatch {
     inWriting: readonly string[],
   ): Promise<GroupConfirmation & { deliveries: Map<string, RecordedDelivery> }> {
     const targets = inputs.map((input) => input.target);
+    if (this.services.dialect !== 'postgres') return { ...(await this.targets.confirm(db, targets)), deliveries: await recordedDeliveries(db, 'sqlite', inputs) };
     const ids = deliveryIdsOf(inputs);
-    if (this.services.dialect !== 'postgres') {
-      const confirmation = await this.targets.confirm(db, targets);
-      const rows = ids.length > 0 ? (await recordedDeliveriesQuery('sqlite', ids).execute(db)).rows : [];
-      return { ...confirmation, deliveries: recordedDeliveriesOf(rows, inputs) };
-    }
     const query = sql<{ confirmation: ConfirmationRow[]; deliveries: RecordedDeliveryRow[] }>`select
       (select coalesce(json_agg(c), '[]'::json) from (${confirmationQuery('postgres', targets, inWriting)}) c) as confirmation,
       (select coalesce(json_agg(d), '[]'::json) from (${recordedDeliveriesQuery('postgres', ids)}) d) as deliveries`.compile(db);

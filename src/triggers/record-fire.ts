@@ -228,7 +228,8 @@ export function recordedDeliveriesOf(rows: readonly RecordedDeliveryRow[], input
   return recorded;
 }
 
-async function recordedDeliveries(db: Kysely<Database>, dialect: Dialect, inputs: readonly FireInput[]): Promise<Map<string, RecordedDelivery>> {
+/** The fires already recorded for the inputs' delivery ids, by `deliveryKey` (one query, `recordedDeliveriesQuery`). */
+export async function recordedDeliveries(db: Kysely<Database>, dialect: Dialect, inputs: readonly FireInput[]): Promise<Map<string, RecordedDelivery>> {
   const ids = deliveryIdsOf(inputs);
   if (ids.length === 0) return new Map();
   return recordedDeliveriesOf((await recordedDeliveriesQuery(dialect, ids).execute(db)).rows, inputs);
@@ -293,8 +294,9 @@ const FIRE_COLUMNS = Object.keys(FIRE_COLUMN_TYPES) as Array<keyof typeof FIRE_C
  * once per connection (prepared-statements.ts) where a `values` list of 22 placeholders a row was parsed and
  * planned anew for every group.
  */
-const POSTGRES_INSERT = `insert into trigger_fires (${FIRE_COLUMNS.join(', ')}) select * from unnest(${FIRE_COLUMNS.map((column, index) => `$${index + 1}::${FIRE_COLUMN_TYPES[column]}[]`).join(', ')})`;
-const POSTGRES_INSERT_PREPARED = preparedOnPostgres(POSTGRES_INSERT);
+const POSTGRES_INSERT = preparedOnPostgres(
+  `insert into trigger_fires (${FIRE_COLUMNS.join(', ')}) select * from unnest(${FIRE_COLUMNS.map((column, index) => `$${index + 1}::${FIRE_COLUMN_TYPES[column]}[]`).join(', ')})`,
+);
 /** The insert and the triggers' `last_fired_at` in one statement (a data-modifying WITH runs to completion with the update). */
 const POSTGRES_WRITE = preparedOnPostgres(
   // The later of the two: groups written side by side (fire-batch.ts) may commit out of order.
@@ -336,7 +338,7 @@ function rowValues(rows: readonly TriggerFireRow[]): unknown[] {
  */
 export async function insertFires(trx: Kysely<Database>, dialect: Dialect, rows: readonly TriggerFireRow[]): Promise<void> {
   if (rows.length === 0) return;
-  const query = dialect === 'postgres' ? CompiledQuery.raw(POSTGRES_INSERT_PREPARED, columnArrays(rows)) : CompiledQuery.raw(sqliteInsertText(rows.length), rowValues(rows));
+  const query = dialect === 'postgres' ? CompiledQuery.raw(POSTGRES_INSERT, columnArrays(rows)) : CompiledQuery.raw(sqliteInsertText(rows.length), rowValues(rows));
   await trx.executeQuery(query);
 }
 
