@@ -105,7 +105,7 @@ export async function dispatchWaitingFires(services: Services, holder: string, o
 }
 
 /**
- * The accounts with fires queued: each account asked on `trigger_fires_queue`, since accounts are few and a
+ * The accounts with fires queued: each account asked on `trigger_fires_pending`, since accounts are few and a
  * queue can be long (`select distinct` over the queued fires read all of them, every pass).
  */
 async function accountsWithQueues(services: Services): Promise<string[]> {

@@ -17,6 +17,7 @@ import { bundledModelAccess } from './0017-bundled-model-access.js';
 import { sandboxUnstopped } from './0018-sandbox-unstopped.js';
 import { triggerFireDeliveryFirst } from './0019-trigger-fire-delivery-first.js';
 import { triggerFiresUnstarted } from './0020-trigger-fires-unstarted.js';
+import { triggerFiresPending } from './0021-trigger-fires-pending.js';
 
 /**
  * Migrations are code, not files read at run time, so they ship inside the build. Names sort in order;
@@ -39,6 +40,7 @@ const migrations: Record<string, MigrationFactory> = {
   '0018_sandbox_unstopped': sandboxUnstopped,
   '0019_trigger_fire_delivery_first': triggerFireDeliveryFirst,
   '0020_trigger_fires_unstarted': triggerFiresUnstarted,
+  '0021_trigger_fires_pending': triggerFiresPending,
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
