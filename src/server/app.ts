@@ -64,10 +64,11 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   });
   // Every answer belongs to whoever asked: no shared cache may keep one unless its route says so, and
   // no browser may read JSON that echoes a path (a 404 naming the slug) as a page.
-  app.addHook('onSend', async (_request, reply, payload) => {
+  // A callback, not an async function: it runs on every answer, and an async hook costs each one a promise.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     if (!reply.hasHeader('x-content-type-options')) reply.header('x-content-type-options', 'nosniff');
-    return payload;
+    done(null, payload);
   });
   app.setValidatorCompiler(schemaValidatorCompiler);
   registerErrorHandling(app);
