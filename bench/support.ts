@@ -61,6 +61,30 @@ export async function startBenchServer(env: Record<string, string> = {}, options
   };
 }
 
+/** CPU seconds a process has used, all its threads (utime and stime of /proc/<pid>/stat). */
+export function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  // utime and stime, fields 14 and 15 of stat (11 and 12 after the command name).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * Waits until the server under test has finished what it does once after starting (its render threads draw
+ * their warm-up charts for several seconds, on both cores of a small machine), so that a figure is the server's
+ * steady state and not its start-up: until it uses under 5% of a core over half a second, at most `timeoutMs`.
+ * Returns how long it waited.
+ */
+export async function waitUntilIdle(pid: number, timeoutMs = 30_000): Promise<number> {
+  const started = Date.now();
+  const windowMs = 500;
+  while (Date.now() - started < timeoutMs) {
+    const before = cpuSeconds(pid);
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    if ((cpuSeconds(pid) - before) / (windowMs / 1000) < 0.05) break;
+  }
+  return Date.now() - started;
+}
+
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
