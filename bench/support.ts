@@ -69,10 +69,9 @@ export function cpuSeconds(pid: number): number {
 }
 
 /**
- * Waits until the server under test has finished what it does once after starting (its render threads draw
- * their warm-up charts for several seconds, on both cores of a small machine), so that a figure is the server's
- * steady state and not its start-up: until it uses under 5% of a core over half a second, at most `timeoutMs`.
- * Returns how long it waited.
+ * Waits until the server under test has finished what it does once after starting (its render threads' warm-up
+ * charts among it), so that a figure is the server's steady state and not its start-up: until it uses under 5% of
+ * a core over half a second, at most `timeoutMs`. Returns how long it waited.
  */
 export async function waitUntilIdle(pid: number, timeoutMs = 30_000): Promise<number> {
   const started = Date.now();

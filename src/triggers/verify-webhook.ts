@@ -17,8 +17,13 @@ function single(headers: Headers, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** HMAC-SHA256 of the body keyed with the secret: the signature's bytes. */
+function webhookDigest(secret: string, rawBody: Buffer): Buffer {
+  return createHmac('sha256', secret).update(rawBody).digest();
+}
+
 export function webhookSignature(secret: string, rawBody: Buffer): string {
-  return createHmac('sha256', secret).update(rawBody).digest('hex');
+  return webhookDigest(secret, rawBody).toString('hex');
 }
 
 /** Equal-length digests of both sides, so neither the comparison nor its length says anything about the secret. */
@@ -36,7 +41,7 @@ export function verifyWebhook(secret: string, rawBody: Buffer, headers: Headers)
     if (!HEX_64.test(hex)) {
       return { ok: false, message: `${header} must be sha256= followed by the 64 hex characters of the HMAC-SHA256 of the body; got ${hex.length} characters.` };
     }
-    const expected = createHmac('sha256', secret).update(rawBody).digest();
+    const expected = webhookDigest(secret, rawBody);
     if (!timingSafeEqual(Buffer.from(hex, 'hex'), expected)) {
       return { ok: false, message: `${header} does not match the body: sign the exact bytes sent with the secret in the trigger's secret_env.` };
     }
