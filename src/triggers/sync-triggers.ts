@@ -73,20 +73,21 @@ const underWay = new WeakMap<object, Map<string, Promise<TriggerSyncResult>>>();
 /**
  * Reads the project's set from its default branch's tip and stores it, unless it is stored already. Syncs of
  * one project run one after another: the later one reads the tip again (the branch may have moved since) and,
- * when the earlier one stored it, finds nothing to do. `now` (tests) plans from that instant.
+ * when the earlier one stored it, finds nothing to do. `now` (tests) plans from that instant; otherwise new triggers
+ * are planned from the moment the manifest has been read (`syncTriggers`).
  */
 export function syncProjectTriggers(services: Services, project: ProjectRow, now?: Date): Promise<TriggerSyncResult> {
   let projects = underWay.get(services.db);
   if (!projects) underWay.set(services.db, (projects = new Map()));
   const sync = (projects.get(project.id) ?? Promise.resolve())
     .catch(() => undefined)
-    .then(() => syncTriggers(services, project, now ?? new Date()));
+    .then(() => syncTriggers(services, project, now));
   projects.set(project.id, sync);
   void sync.catch(() => undefined).finally(() => projects.get(project.id) === sync && projects.delete(project.id));
   return sync;
 }
 
-async function syncTriggers(services: Services, project: ProjectRow, now: Date): Promise<TriggerSyncResult> {
+async function syncTriggers(services: Services, project: ProjectRow, plannedFrom: Date | undefined): Promise<TriggerSyncResult> {
   const repo = await openProjectRepository(services, project);
   const tip = await resolveRef(repo.path, project.default_branch);
   const stored = await services.db.selectFrom('trigger_manifests').select('commit_sha').where('project_id', '=', project.id).executeTakeFirst();
@@ -99,6 +100,10 @@ async function syncTriggers(services: Services, project: ProjectRow, now: Date):
     ? [...manifest.ignored.map((other) => ({ index: null, slug: null, message: `${manifest.filename} and ${other} both exist; only ${manifest.filename} is read, so delete ${other}` })), ...manifest.errors]
     : [];
   const triggers = manifest?.triggers ?? [];
+  // Planned from the moment the manifest has been read, not from when the sync began: parsing 10,000 triggers takes
+  // over half a second, and a slot that passed meanwhile was due before any replica could see the trigger, so it
+  // fired that late. (cron, reading a new crontab, likewise schedules from when it loads it.)
+  const now = plannedFrom ?? new Date();
   const at = now.toISOString();
   const storedTriggers = await services.db.selectFrom('triggers').select(['slug', 'enabled', 'definition']).where('project_id', '=', project.id).execute();
   const planned = await planCronFires(triggers, new Map(storedTriggers.map((row) => [row.slug, { ...definitionOf(row), enabled: readBool(row.enabled) }])), now);
