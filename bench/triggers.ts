@@ -198,8 +198,8 @@ async function cronFigures(): Promise<Record<string, unknown>> {
     const idleCpuPercent = round(((cpuSeconds(first.pid) - idleBefore) / idleWindowS) * 100, 2);
 
     const entries = Array.from({ length: CRON_TRIGGERS }, (_, i) => `  - slug: t-${i}\n    type: cron\n    cron: "*/${CRON_EVERY_S} * * * * *"\n    prompt: "t {{ cron.fired_at }}"\n`).join('');
-    // Pushed just before a slot falls due, the hardest moment: reading 10,000 triggers takes longer than that, so
-    // the run shows what becomes of a slot that passes while the manifest is read (it is not fired late).
+    // Pushed just before a slot falls due, the hardest moment: reading a large manifest (10,000 triggers) takes
+    // longer than that, so the run shows what becomes of a slot that passes while it is read (it is not fired late).
     const periodMs = CRON_EVERY_S * 1000;
     await new Promise((resolve) => setTimeout(resolve, (periodMs - (Date.now() % periodMs) - PUSH_BEFORE_SLOT_MS + periodMs) % periodMs));
     const pushedAt = Date.now();

@@ -2,7 +2,8 @@
  * The trigger set of a project is the manifest on its default branch (contract §7). It is read again
  * whenever that branch moves (a merge, a push creating it, a mirror's fetch) and stored with what the
  * scheduler needs: a trigger whose schedule is unchanged keeps its next fire, so a manifest edit to its
- * prompt neither skips nor repeats one; a new or rescheduled trigger is planned from when the manifest has been read.
+ * prompt neither skips nor repeats one; a new or rescheduled trigger is planned from when the manifest has
+ * been read.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { sql, type Insertable } from 'kysely';
