@@ -137,3 +137,41 @@ describe(`repeated webhook deliveries (${testDialect})`, () => {
     expect((await deliver(other, 'fresh', 1, id)).body).toMatchObject({ status: 'duplicate', session_id: elsewhere.body.session_id });
   });
 });
+
+// On PostgreSQL a delivery with no other group being written is decided from what the last group left and written by
+// one statement, which writes only if the database still holds that (fire-batch.ts); else it is decided again.
+describe(`webhook deliveries one after another (${testDialect})`, () => {
+  const server = serverPerSuite();
+  beforeEach(() => {
+    svc = server();
+  });
+
+  it('queues each delivery behind every fire before it, also one recorded meanwhile by another route, and behind none once the queue is gone', async () => {
+    const project = await newProject();
+    expect((await svc.request('POST', `/v1/projects/${project.id}/sessions`, { body: {} })).status).toBe(201);
+    const reasons: string[] = [];
+    const deliverOne = async (n: number) => {
+      const answer = await deliver(project, 'fresh', n, randomUUID());
+      expect(answer.status).toBe(202);
+      expect(answer.body.status).toBe('queued');
+      reasons.push(answer.body.reason);
+    };
+    for (const n of [0, 1, 2]) await deliverOne(n);
+    // A fire the receiver did not record: the next delivery finds the queue it last left changed.
+    const manual = await svc.request('POST', `/v1/projects/${project.id}/triggers/fresh/fire`, { body: { message: 'by hand' } });
+    expect(manual.status).toBe(202);
+    expect(manual.body.reason).toBe('3 earlier fires wait for a session slot of this account; this one starts after them');
+    for (const n of [3, 4]) await deliverOne(n);
+    const waits = (count: number) => `${count} earlier ${count === 1 ? 'fire waits' : 'fires wait'} for a session slot of this account; this one starts after them`;
+    expect(reasons).toEqual(['the account has 1 sessions provisioning or running, its limit (SVC_MAX_SESSIONS); the fire starts when one stops', waits(1), waits(2), waits(4), waits(5)]);
+
+    // The queue emptied behind the receiver's back (every waiting fire started elsewhere): the next one waits for none.
+    await svc.server.services.db.updateTable('trigger_fires').set({ started_at: new Date().toISOString(), status: 'fired' }).where('project_id', '=', project.id).execute();
+    await deliverOne(5);
+    expect(reasons.at(-1)).toBe('the account has 1 sessions provisioning or running, its limit (SVC_MAX_SESSIONS); the fire starts when one stops');
+    await deliverOne(6);
+    expect(reasons.at(-1)).toBe(waits(1));
+    const fires = (await svc.request('GET', `/v1/projects/${project.id}/triggers/fresh/fires`)).body.fires as Array<{ status: string }>;
+    expect(fires).toHaveLength(8);
+  });
+});

@@ -17,8 +17,10 @@ import type { Services } from '../context.js';
 import { CallBatches, type PendingCall } from '../db/call-batches.js';
 import { preparedOnPostgres } from '../db/prepared-statements.js';
 import type { Database } from '../db/schema.js';
+import { WAITING_COUNTED } from './plan-fire.js';
 import {
   deliveryIdsOf,
+  fireWritesWhere,
   recordedDeliveries,
   recordedDeliveriesOf,
   recordedDeliveriesQuery,
@@ -51,8 +53,35 @@ export class StaleTargetError extends Error {
 /** A group whose fires are decided and being written; the groups after it are decided knowing them. */
 interface GroupInWriting {
   rows: readonly TriggerFireRow[];
-  /** Whether it was written as decided (false: its fires were recorded one by one). */
+  /** Whether it was written as decided (false: its fires were decided again, or recorded one by one). */
   written: Promise<boolean>;
+}
+
+/**
+ * PostgreSQL: what a group's read found (`confirmationQuery`'s rows: the trigger sets, the secrets, the accounts'
+ * queues), with that group's own queued fires counted in. Once the group is written, and while nothing else
+ * writes, it is what the next group's read would find.
+ */
+interface Settled {
+  /** The projects and secret names it was read for (`readKeyOf`). */
+  key: string;
+  rows: ConfirmationRow[];
+}
+
+/** The projects and secret names a group's read covers: a read for the same ones finds the same rows. */
+function readKeyOf(inputs: readonly WebhookFireInput[]): string {
+  const projects = [...new Set(inputs.map((input) => input.target.project.id))].sort();
+  const names = [...new Set(inputs.map((input) => input.target.trigger.secret_env))].sort();
+  return `${projects.join(' ')} | ${names.join(' ')}`;
+}
+
+/** The rows with the fires' queued ones added to their accounts' queues, counted as the read counts them. */
+function settledAfter(rows: readonly ConfirmationRow[], fires: readonly TriggerFireRow[]): ConfirmationRow[] {
+  return rows.map((row) => {
+    if (row.waiting === undefined) return row;
+    const queued = fires.filter((fire) => fire.status === 'queued' && fire.account_id === row.account_id).length;
+    return { ...row, waiting: Math.min(Number(row.waiting) + queued, WAITING_COUNTED) };
+  });
 }
 
 /** Groups of fresh-session fires written at once on PostgreSQL: the next group's read overlaps this many writes. */
@@ -61,6 +90,8 @@ const MAX_GROUPS_IN_WRITING = 2;
 export class FireBatch {
   private readonly calls: CallBatches<WebhookFireInput, TriggerFireRow>;
   private readonly inWriting: GroupInWriting[] = [];
+  /** What the last group written left, when no other group was written beside it; null when not known. */
+  private settled: Settled | null = null;
 
   constructor(
     private readonly services: Services,
@@ -79,6 +110,7 @@ export class FireBatch {
     if (writtenInOneStatement(this.services.dialect, inputs)) return this.recordWhileOthersWrite(group);
     // Reuse and pinned fires plan from what is committed (the session a fire a moment ago will create).
     await Promise.all(this.inWriting.map((earlier) => earlier.written));
+    this.settled = null;
     const settings = this.settings();
     let outcome: { confirmed: boolean[]; rows: TriggerFireRow[] };
     try {
@@ -106,9 +138,11 @@ export class FireBatch {
     const db = this.services.db;
     const settings = this.settings();
     const inputs = group.map((call) => call.input);
+    const settled = this.inWriting.length === 0 ? this.settledFor(inputs) : null;
+    if (settled) return this.recordOnCondition(group, settled);
     const before = [...this.inWriting];
     const earlier = before.flatMap((writing) => writing.rows);
-    let decided: { confirmed: boolean[]; rows: TriggerFireRow[] } | null = null;
+    let decided: { confirmed: boolean[]; rows: TriggerFireRow[]; read: ConfirmationRow[] } | null = null;
     try {
       const read = await this.readGroup(db, inputs, earlier.map((row) => row.id));
       for (const row of earlier) {
@@ -117,7 +151,7 @@ export class FireBatch {
       }
       const confirmedInputs = inputs.filter((_, index) => read.confirmed[index]);
       const rows = await recordFiresIn(db, settings, confirmedInputs, { slots: read.slots, deliveries: read.deliveries, earlier }, async () => {});
-      decided = { confirmed: read.confirmed, rows };
+      decided = { confirmed: read.confirmed, rows, read: read.rows };
     } catch {
       // Recorded fire by fire below, once the groups before it are written.
     }
@@ -129,16 +163,94 @@ export class FireBatch {
       if (decided && earlierWritten) {
         try {
           await writeFires(db, settings.dialect, decided.rows);
+          // The read left out the groups before it, each written as decided: with them and this one, it is what the database now holds.
+          this.settled = { key: readKeyOf(inputs), rows: settledAfter(decided.read, [...earlier, ...decided.rows]) };
           this.answer(group, decided.confirmed, decided.rows);
           return true;
         } catch {
           // Recorded fire by fire below.
         }
       }
+      this.settled = null;
       await this.recordEachAlone(group);
       return false;
     })().finally(() => this.inWriting.splice(this.inWriting.indexOf(writing), 1));
     this.inWriting.push(writing);
+  }
+
+  /** What the last group left, when it is what these deliveries were checked against; else null. */
+  private settledFor(inputs: readonly WebhookFireInput[]): Settled | null {
+    const settled = this.settled;
+    if (!settled || settled.key !== readKeyOf(inputs)) return null;
+    const { confirmed } = this.targets.confirmedBy(settled.rows, inputs.map((input) => input.target), { forget: false });
+    return confirmed.every(Boolean) ? settled : null;
+  }
+
+  /**
+   * A group with no other being written, when the last one left `settled`: decided from it and written by one
+   * statement (one round trip, not two), which reads what `readGroup` reads and writes only if it finds
+   * `settled` unchanged and none of the delivery ids recorded. Otherwise nothing is written, and the group is
+   * decided again from what the statement read, and written; the groups read meanwhile are recorded fire by fire.
+   */
+  private async recordOnCondition(group: Array<PendingCall<WebhookFireInput, TriggerFireRow>>, settled: Settled): Promise<void> {
+    const db = this.services.db;
+    const settings = this.settings();
+    const inputs = group.map((call) => call.input);
+    let rows: TriggerFireRow[];
+    try {
+      const slots = this.targets.confirmedBy(settled.rows, inputs.map((input) => input.target), { forget: false }).slots;
+      rows = await recordFiresIn(db, settings, inputs, { slots, deliveries: new Map() }, async () => {});
+    } catch {
+      this.settled = null;
+      await this.recordEachAlone(group);
+      return;
+    }
+    const writing: GroupInWriting = { rows, written: Promise.resolve(true) };
+    writing.written = (async () => {
+      try {
+        const found = await this.writeOnCondition(db, inputs, settled.rows, rows);
+        if (found.holds) {
+          this.settled = { key: settled.key, rows: settledAfter(settled.rows, rows) };
+          this.answer(group, inputs.map(() => true), rows);
+          return true;
+        }
+        const read = { ...this.targets.confirmedBy(found.confirmation, inputs.map((input) => input.target)), deliveries: recordedDeliveriesOf(found.deliveries, inputs) };
+        const again = await recordFiresIn(db, settings, inputs.filter((_, index) => read.confirmed[index]), read, async () => {});
+        await writeFires(db, settings.dialect, again);
+        this.settled = { key: settled.key, rows: settledAfter(found.confirmation, again) };
+        this.answer(group, read.confirmed, again);
+      } catch {
+        this.settled = null;
+        await this.recordEachAlone(group);
+      }
+      return false;
+    })().finally(() => this.inWriting.splice(this.inWriting.indexOf(writing), 1));
+    this.inWriting.push(writing);
+  }
+
+  /** `settled`'s statement: the group's read, and its write where the read finds `expected` and no delivery recorded. */
+  private async writeOnCondition(
+    db: Kysely<Database>,
+    inputs: readonly WebhookFireInput[],
+    expected: readonly ConfirmationRow[],
+    rows: readonly TriggerFireRow[],
+  ): Promise<{ holds: boolean; confirmation: ConfirmationRow[]; deliveries: RecordedDeliveryRow[] }> {
+    const targets = inputs.map((input) => input.target);
+    const expectedJson = JSON.stringify(expected);
+    const { insert, update } = fireWritesWhere(rows, sql<boolean>`(select holds from settled)`);
+    // Every part of one statement sees the database as it was when the statement began: the insert is not read.
+    // The two containments compare the rows as sets, whatever order the aggregate puts them in.
+    const query = sql<{ holds: boolean; confirmation: ConfirmationRow[]; deliveries: RecordedDeliveryRow[] }>`with found as materialized (select
+        (select coalesce(jsonb_agg(c), '[]'::jsonb) from (${confirmationQuery('postgres', targets, [])}) c) as confirmation,
+        (select coalesce(jsonb_agg(d), '[]'::jsonb) from (${recordedDeliveriesQuery('postgres', deliveryIdsOf(inputs))}) d) as deliveries),
+      settled as materialized (select f.confirmation @> ${expectedJson}::jsonb and ${expectedJson}::jsonb @> f.confirmation and f.deliveries = '[]'::jsonb as holds from found f),
+      inserted as (${insert}),
+      updated as (${update})
+      select f.confirmation, f.deliveries, (select holds from settled) as holds from found f`.compile(db);
+    preparedOnPostgres(query.sql);
+    const [found] = (await db.executeQuery(query)).rows;
+    if (!found) throw new Error('the conditional write returned no row');
+    return found;
   }
 
   private settings() {
@@ -164,9 +276,9 @@ export class FireBatch {
     inputs: readonly WebhookFireInput[],
     /** Fires still being written, which the accounts' queues are counted without. */
     inWriting: readonly string[],
-  ): Promise<GroupConfirmation & { deliveries: Map<string, RecordedDelivery> }> {
+  ): Promise<GroupConfirmation & { deliveries: Map<string, RecordedDelivery>; rows: ConfirmationRow[] }> {
     const targets = inputs.map((input) => input.target);
-    if (this.services.dialect !== 'postgres') return { ...(await this.targets.confirm(db, targets)), deliveries: await recordedDeliveries(db, 'sqlite', inputs) };
+    if (this.services.dialect !== 'postgres') return { ...(await this.targets.confirm(db, targets)), deliveries: await recordedDeliveries(db, 'sqlite', inputs), rows: [] };
     const ids = deliveryIdsOf(inputs);
     const query = sql<{ confirmation: ConfirmationRow[]; deliveries: RecordedDeliveryRow[] }>`select
       (select coalesce(json_agg(c), '[]'::json) from (${confirmationQuery('postgres', targets, inWriting)}) c) as confirmation,
@@ -176,7 +288,7 @@ export class FireBatch {
     const { rows } = await db.executeQuery(query);
     const [read] = rows;
     if (!read) throw new Error('the group read returned no row');
-    return { ...this.targets.confirmedBy(read.confirmation, targets), deliveries: recordedDeliveriesOf(read.deliveries, inputs) };
+    return { ...this.targets.confirmedBy(read.confirmation, targets), deliveries: recordedDeliveriesOf(read.deliveries, inputs), rows: read.confirmation };
   }
 
   private async confirmOne(trx: Transaction<Database>, target: WebhookTarget): Promise<void> {

@@ -78,8 +78,10 @@ export async function planTarget(db: Kysely<Database>, projectId: string, trigge
 }
 
 const WAITING_SHOWN = 100;
+/** The most fires a queue count counts: one past those a reason names. */
+export const WAITING_COUNTED = WAITING_SHOWN + 1;
 /** Written into the SQL text: SQLite counted with a bound LIMIT three times slower than with a literal one. */
-const WAITING_LIMIT = sql.lit(WAITING_SHOWN + 1);
+const WAITING_LIMIT = sql.lit(WAITING_COUNTED);
 
 /** An account's queue and slots as a fire finds them: fires waiting (counted up to just past what is shown) and sessions active. */
 export interface AccountSlots {

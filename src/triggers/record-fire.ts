@@ -365,3 +365,19 @@ async function markLastFired(trx: Kysely<Database>, latest: readonly TriggerFire
     await sql`update triggers set last_fired_at = ${row.fired_at} where project_id = ${row.project_id} and slug = ${row.trigger_slug}`.execute(trx);
   }
 }
+
+/**
+ * PostgreSQL: `writeFires`'s insert and `last_fired_at` update, as the data-modifying parts of a larger statement
+ * (fire-batch.ts), each writing nothing unless `condition`, a boolean of that statement, holds. The texts do not
+ * vary with the rows (arrays), so the statement around them is prepared once.
+ */
+export function fireWritesWhere(rows: readonly TriggerFireRow[], condition: RawBuilder<boolean>): { insert: RawBuilder<unknown>; update: RawBuilder<unknown> } {
+  const latest = latestFires(rows);
+  const arrays = sql.join(FIRE_COLUMNS.map((column) => sql`${rows.map((row) => row[column])}::${sql.raw(FIRE_COLUMN_TYPES[column])}[]`));
+  return {
+    insert: sql`insert into trigger_fires (${sql.raw(FIRE_COLUMNS.join(', '))}) select * from unnest(${arrays}) where ${condition}`,
+    update: sql`update triggers as t set last_fired_at = greatest(t.last_fired_at, v.fired_at)
+      from unnest(${latest.map((row) => row.project_id)}::text[], ${latest.map((row) => row.trigger_slug)}::text[], ${latest.map((row) => row.fired_at)}::timestamptz[]) as v(project_id, slug, fired_at)
+      where t.project_id = v.project_id and t.slug = v.slug and ${condition}`,
+  };
+}

@@ -140,13 +140,16 @@ export class WebhookTargets {
     return confirmation;
   }
 
-  /** `confirm`'s answer from the rows of `confirmationQuery`, read by the caller with other reads of its own. */
-  confirmedBy(rows: readonly ConfirmationRow[], targets: readonly WebhookTarget[]): GroupConfirmation {
+  /**
+   * `confirm`'s answer from the rows of `confirmationQuery`, read by the caller with other reads of its own. A
+   * target found out of date is forgotten unless `forget` is false (rows remembered, not read just now).
+   */
+  confirmedBy(rows: readonly ConfirmationRow[], targets: readonly WebhookTarget[], { forget = true } = {}): GroupConfirmation {
     const versions = new Map(rows.map((row) => [row.project_id, versionOf(row)]));
     const secrets = new Map(rows.filter((row) => row.name !== null).map((row) => [`${row.project_id} ${row.name}`, row.value]));
     const confirmed = targets.map((target) => {
       const same = versions.get(target.project.id) === target.version && (secrets.get(`${target.project.id} ${target.trigger.secret_env}`) ?? null) === target.secret;
-      if (!same) this.known.delete(target.project.id);
+      if (!same && forget) this.known.delete(target.project.id);
       return same;
     });
     const slots = new Map<string, AccountSlots>();
