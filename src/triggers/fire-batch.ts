@@ -3,7 +3,9 @@
  * committed. On PostgreSQL a group of fresh-session fires costs two statements, each prepared once per
  * connection: one read (what the deliveries were checked against, their accounts' queues and slots, and the
  * fires already recorded with their delivery ids) and one write (the insert with `last_fired_at`), with no BEGIN
- * and COMMIT around them; the next group is read while this one is written. On SQLite, where a query costs no
+ * and COMMIT around them; the next group is read while this one is written. A group with none being written
+ * before it costs one: its read and its write in one statement, which writes only where it reads what the group
+ * before it left (`recordOnCondition`). On SQLite, where a query costs no
  * round trip, a group is one transaction of small queries. A fire recorded alone cost PostgreSQL five round trips.
  *
  * Each fire gets the decisions it would get recorded alone (`recordFiresIn`, record-fire.ts). The group first
