@@ -157,8 +157,7 @@ export class FireBatch {
     } catch {
       // Recorded fire by fire below, once the groups before it are written.
     }
-    const writing: GroupInWriting = { rows: decided?.rows ?? [], written: Promise.resolve(true) };
-    writing.written = (async () => {
+    this.startWriting(decided?.rows ?? [], async () => {
       // Decided knowing the groups before it: written as decided only once they were. A group that could not be
       // (two replicas writing one delivery at once, say) is recorded fire by fire, and so is every group after it.
       const earlierWritten = (await Promise.all(before.map((one) => one.written))).every(Boolean);
@@ -173,11 +172,9 @@ export class FireBatch {
           // Recorded fire by fire below.
         }
       }
-      this.settled = null;
       await this.recordEachAlone(group);
       return false;
-    })().finally(() => this.inWriting.splice(this.inWriting.indexOf(writing), 1));
-    this.inWriting.push(writing);
+    });
   }
 
   /** What the last group left, when it is what these deliveries were checked against; else null. */
@@ -203,12 +200,10 @@ export class FireBatch {
       const slots = this.targets.confirmedBy(settled.rows, inputs.map((input) => input.target), { forget: false }).slots;
       rows = await recordFiresIn(db, settings, inputs, { slots, deliveries: new Map() }, async () => {});
     } catch {
-      this.settled = null;
       await this.recordEachAlone(group);
       return;
     }
-    const writing: GroupInWriting = { rows, written: Promise.resolve(true) };
-    writing.written = (async () => {
+    this.startWriting(rows, async () => {
       try {
         const found = await this.writeOnCondition(db, inputs, settled.rows, rows);
         if (found.holds) {
@@ -222,11 +217,15 @@ export class FireBatch {
         this.settled = { key: settled.key, rows: settledAfter(found.confirmation, again) };
         this.answer(group, read.confirmed, again);
       } catch {
-        this.settled = null;
         await this.recordEachAlone(group);
       }
       return false;
-    })().finally(() => this.inWriting.splice(this.inWriting.indexOf(writing), 1));
+    });
+  }
+
+  /** Counts the group among those being written (the groups after it are decided knowing `rows`) until `write` settles. */
+  private startWriting(rows: readonly TriggerFireRow[], write: () => Promise<boolean>): void {
+    const writing: GroupInWriting = { rows, written: write().finally(() => this.inWriting.splice(this.inWriting.indexOf(writing), 1)) };
     this.inWriting.push(writing);
   }
 
@@ -266,6 +265,8 @@ export class FireBatch {
 
   /** When a group cannot be written: each of its fires recorded alone, in its own transaction. */
   private async recordEachAlone(group: Array<PendingCall<WebhookFireInput, TriggerFireRow>>): Promise<void> {
+    // What the last group left is no longer known.
+    this.settled = null;
     for (const call of group) await recordFire(this.services, call.input, this.services.transactions, (trx) => this.confirmOne(trx, call.input.target)).then(call.resolve, call.reject);
   }
 
