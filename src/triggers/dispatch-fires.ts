@@ -3,10 +3,11 @@
  * replica that died before starting them, or queued at the concurrency cap (started oldest first, per account,
  * when a slot frees). The task runs on every replica; each fire is claimed before it starts (start-fire.ts).
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { BackgroundTask } from '../background/task-runner.js';
 import type { Services } from '../context.js';
-import { waitReason } from './plan-fire.js';
+import type { Dialect } from '../db/database.js';
+import { accountSlots, waitReasonOf } from './plan-fire.js';
 import { startFire } from './start-fire.js';
 import { FIRES_KEPT_MS } from './trigger-row.js';
 
@@ -16,8 +17,8 @@ const BATCH = 100;
 export type DispatchErrorHandler = (error: unknown, fireId: string) => void;
 
 /**
- * Starts the given fires one after another (a burst of cron fires must not boot every sandbox at once). A
- * burst that finds its account's slots full is queued with one statement, not fire by fire.
+ * Starts the given fires one after another (a burst of cron fires must not boot every sandbox at once). Of a
+ * burst, the oldest fires take their account's free slots and the rest are queued with one statement, not fire by fire.
  */
 export async function startFires(services: Services, fireIds: readonly string[], holder: string, onError: DispatchErrorHandler, stopped: () => boolean = () => false): Promise<void> {
   const queued = await queueFreshFiresOfFullAccounts(services, fireIds).catch((error: unknown) => {
@@ -37,15 +38,25 @@ export async function startFires(services: Services, fireIds: readonly string[],
 }
 
 /**
- * Fires that will need a new session (fresh mode, not started, not claimed) of accounts whose slots are full or
- * whose queue is not empty: queued together with the reason. Returns the fires queued.
+ * A fire's id is one of `ids`, given as one array: a burst's ids are as many as its fires, and PostgreSQL takes at
+ * most 65,535 placeholders to a statement, SQLite 32,766.
+ */
+function idAmong(dialect: Dialect, ids: readonly string[]): RawBuilder<SqlBool> {
+  return dialect === 'postgres'
+    ? sql<SqlBool>`id in (select wanted.id from unnest(${[...ids]}::text[]) as wanted(id))`
+    : sql<SqlBool>`id in (select value from json_each(${JSON.stringify(ids)}))`;
+}
+
+/**
+ * Fires that will need a new session (fresh mode, not started, not claimed), each account's oldest left to take
+ * its free slots and the rest queued together with the reason. Returns the fires queued.
  */
 async function queueFreshFiresOfFullAccounts(services: Services, fireIds: readonly string[]): Promise<Set<string>> {
   if (fireIds.length < 2) return new Set();
   const fires = await services.db
     .selectFrom('trigger_fires')
     .select(['id', 'account_id', 'fired_at'])
-    .where('id', 'in', [...fireIds])
+    .where(idAmong(services.dialect, fireIds))
     .where('session_mode', '=', 'fresh')
     .where('status', '=', 'fired')
     .where('started_at', 'is', null)
@@ -53,24 +64,28 @@ async function queueFreshFiresOfFullAccounts(services: Services, fireIds: readon
     .orderBy('fired_at')
     .execute();
   const byAccount = new Map<string, typeof fires>();
-  for (const fire of fires) byAccount.set(fire.account_id, [...(byAccount.get(fire.account_id) ?? []), fire]);
+  for (const fire of fires) {
+    const list = byAccount.get(fire.account_id);
+    if (list) list.push(fire);
+    else byAccount.set(fire.account_id, [fire]);
+  }
   const queued = new Set<string>();
+  const maxSessions = services.config.sessions.maxSessions;
   for (const [accountId, list] of byAccount) {
     const oldest = list[0];
     if (!oldest) continue;
-    const reason = await waitReason(services.db, {
-      accountId,
-      maxSessions: services.config.sessions.maxSessions,
-      target: { target: 'new', sessionId: '', fallback: null, active: false },
-      before: { firedAt: oldest.fired_at, fireId: oldest.id },
-    });
-    if (!reason) continue;
-    const ids = list.map((fire) => fire.id);
+    const slots = await accountSlots(services.db, accountId, { firedAt: oldest.fired_at, fireId: oldest.id });
+    // The oldest fires take the free slots; the rest wait for those to stop, queued here at once (left to start,
+    // each would be claimed, planned and queued in turn: several round trips a fire).
+    const starting = waitReasonOf(slots, maxSessions) === null ? Math.max(0, maxSessions - slots.active) : 0;
+    const reason = waitReasonOf(slots.waiting > 0 ? slots : { waiting: 0, active: Math.max(slots.active, maxSessions) }, maxSessions);
+    if (!reason || starting >= list.length) continue;
+    const ids = list.slice(starting).map((fire) => fire.id);
     for (let start = 0; start < ids.length; start += 500) {
       await services.db
         .updateTable('trigger_fires')
         .set({ status: 'queued', reason })
-        .where('id', 'in', ids.slice(start, start + 500))
+        .where(idAmong(services.dialect, ids.slice(start, start + 500)))
         .where('status', '=', 'fired')
         .where('started_at', 'is', null)
         .where('claimed_by', 'is', null)
