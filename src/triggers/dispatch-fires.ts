@@ -77,9 +77,11 @@ async function queueFreshFiresOfFullAccounts(services: Services, fireIds: readon
     const slots = await accountSlots(services.db, accountId, { firedAt: oldest.fired_at, fireId: oldest.id });
     // The oldest fires take the free slots; the rest wait for those to stop, queued here at once (left to start,
     // each would be claimed, planned and queued in turn: several round trips a fire).
-    const starting = waitReasonOf(slots, maxSessions) === null ? Math.max(0, maxSessions - slots.active) : 0;
+    const starting = slots.waiting > 0 ? 0 : Math.max(0, maxSessions - slots.active);
+    if (starting >= list.length) continue;
+    // Behind a queue, its reason; else the cap, which the starting fires fill.
     const reason = waitReasonOf(slots.waiting > 0 ? slots : { waiting: 0, active: Math.max(slots.active, maxSessions) }, maxSessions);
-    if (!reason || starting >= list.length) continue;
+    if (!reason) continue;
     const ids = list.slice(starting).map((fire) => fire.id);
     for (let start = 0; start < ids.length; start += 500) {
       await services.db
