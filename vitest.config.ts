@@ -2,16 +2,30 @@ import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two projects: `database` holds every test that talks to SQLite or PostgreSQL (CI runs it once per
- * database); `unit` holds the rest (schemas, renderers, the git door, the in-sandbox daemon, the sandbox providers, SQLite's own checkpointer and group commit), which run
- * once. `npm test` runs both.
+ * Two projects: `database` holds the tests whose subject is what svc keeps in its database (CI runs it once
+ * per database: SQLite, then PostgreSQL); `once` holds the rest, which run once on SQLite. `npm test` runs both.
  *
  * Files and the tests within each file run in a random order (the seed is printed; `--sequence.seed=N`
  * repeats an order), so a test that needs another to run first fails here rather than by chance in CI.
  * dist/ is built before any test runs, so tests that spawn the bin/ programs never run a stale build.
  */
-/** Tests under test/ that need no database: the in-sandbox daemon, the sandbox providers' conformance suite, the import boundaries, the documentation. */
-const testsWithoutDatabase = ['test/daemon-*.test.ts', 'test/sandbox-*.test.ts', 'test/import-boundaries.test.ts', 'test/docs-*.test.ts'];
+/**
+ * Tests under test/ that run once: those that need no database (the in-sandbox daemon, the sandbox providers'
+ * conformance suite, the import boundaries, the documentation), and those that use one only as the place svc
+ * keeps its state while their subject is elsewhere: a sandbox provider's faults and its engine's restarts
+ * (what they write, a session failed or resumed, the sessions tests cover on both databases), and the rendering
+ * of dashboards in Chromium (the dashboards API tests cover their storage on both). Run twice, these were a
+ * third of the PostgreSQL pass and kept CI over its 30 minutes.
+ */
+const testsRunOnce = [
+  'test/daemon-*.test.ts',
+  'test/sandbox-*.test.ts',
+  'test/import-boundaries.test.ts',
+  'test/docs-*.test.ts',
+  'test/sessions-faults*.test.ts',
+  'test/sessions-docker-*engine-restart.test.ts',
+  'test/browser-dashboards.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -25,8 +39,8 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts', 'test/support/build-once.ts'],
     sequence: { shuffle: { files: true, tests: true } },
     projects: [
-      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', ...testsWithoutDatabase] } },
-      { extends: true, test: { name: 'database', include: ['test/**/*.test.ts'], exclude: testsWithoutDatabase } },
+      { extends: true, test: { name: 'once', include: ['src/**/*.test.ts', ...testsRunOnce] } },
+      { extends: true, test: { name: 'database', include: ['test/**/*.test.ts'], exclude: testsRunOnce } },
     ],
   },
 });
