@@ -20,8 +20,9 @@ import { definitionOf, type TriggerFireRow } from './trigger-row.js';
 export const TRIGGER_SCHEDULER_TASK = 'trigger-scheduler';
 /**
  * Triggers claimed per transaction, each batch written in two statements (the advance, the fires): short enough
- * that replicas share a burst of due fires, long enough that its round trips are few. A burst of 10,000 on three
- * replicas was written in about 0.57 s with 800, 0.68 s with 400, and 0.73 s with 200 written by the hundred.
+ * that replicas share a burst of due fires, long enough that its round trips are few. Bursts of 10,000 on three
+ * replicas were committed p50 0.36–0.39 s and p99 0.77–1.03 s after they fell due with 800, against 0.46–0.50 s
+ * and 1.07–1.26 s with 200.
  */
 const CLAIM_BATCH = 800;
 
