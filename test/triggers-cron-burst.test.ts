@@ -42,7 +42,12 @@ describe(`cron fires due together at free slots (${testDialect})`, () => {
     expect(started).toHaveLength(2);
     for (const fire of started) {
       expect(fire.reason).toBeNull();
-      const session = await svc.request('GET', `/v1/projects/${project.id}/sessions/${fire.session_id}`);
+      // The fire names its session as it is recorded; the session itself is created once the burst is committed.
+      const session = await until(
+        'the fire has started its session',
+        () => svc.request('GET', `/v1/projects/${project.id}/sessions/${fire.session_id}`),
+        (response) => response.status !== 404,
+      );
       expect(session.status).toBe(200);
       expect(['provisioning', 'running']).toContain(session.body.session.status);
     }
