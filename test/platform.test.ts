@@ -37,6 +37,11 @@ describe(`platform core on ${testDialect}`, () => {
     expect(openapi.body.paths['/api/dashboards'].post.requestBody.content['application/json'].schema.required).toEqual(['slug', 'title']);
   });
 
+  it("compiles every route's request and response schemas", () => {
+    // They are compiled by each route's first request (src/server/route-schema-compilers.ts): here, all at once.
+    expect(() => svc.server.app.compileRouteSchemas()).not.toThrow();
+  });
+
   it('creates, lists, reads, renames and deletes projects', async () => {
     const project = await createProject('Billing Service (v2)');
     expect(project.slug).toBe('billing-service-v2');

@@ -2,8 +2,10 @@
  * Validates a dashboard spec (spec 1) and explains every violation so that a person, or an agent fixing
  * its own document, knows exactly what to change.
  *
- * The Ajv validators are compiled once at module load. A valid document costs one pass of generated
- * code; messages are only built when there are errors, and only for the first MAX_ISSUES of them.
+ * The Ajv validators are compiled once, on the first check rather than at import: compiling them costs
+ * about 0.6 s of CPU, which every process that imports the server (the CLI, each test file, a render
+ * thread) would otherwise pay whether or not it ever checks a dashboard. A valid document costs one pass
+ * of generated code; messages are only built when there are errors, and only for the first MAX_ISSUES of them.
  */
 import { Ajv, type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv';
 import { MAX_ISSUES, type Issue } from '../errors.js';
@@ -60,9 +62,6 @@ function createAjv(options: { allErrors: boolean }): Ajv {
  * large that listing them all would cost seconds and gigabytes (Ajv cannot cap its error list): then
  * its first problem is reported alone.
  */
-const allErrors = createAjv({ allErrors: true });
-const firstError = createAjv({ allErrors: false });
-
 /** Pieces with more JSON values than this report only their first problem. */
 const LARGE_PIECE_VALUES = 100_000;
 
@@ -85,16 +84,31 @@ interface PieceValidator {
   all: ValidateFunction;
 }
 
-function compilePiece(schema: AnySchemaObject): PieceValidator {
-  return { first: firstError.compile(schema), all: allErrors.compile(schema) };
+interface PieceValidators {
+  topLevel: PieceValidator;
+  section: PieceValidator;
+  block: PieceValidator;
+  /** A table is the one block that reaches megabytes: when large, its rows are checked one by one. */
+  tableWithoutRows: PieceValidator;
+  tableRow: PieceValidator;
 }
 
-const topLevelPiece = compilePiece(withPropertyUnchecked(dashboardSpecSchema, 'sections'));
-const sectionPiece = compilePiece(withPropertyUnchecked(sectionSchema, 'blocks'));
-const blockPiece = compilePiece({ ...blockSchema, $defs: blockDefinitions });
-/** A table is the one block that reaches megabytes: when large, its rows are checked one by one. */
-const tableWithoutRowsPiece = compilePiece(withPropertyUnchecked(blockSchemas.table, 'rows'));
-const tableRowPiece = compilePiece(tableRowSchema);
+let compiled: PieceValidators | undefined;
+
+function pieceValidators(): PieceValidators {
+  if (compiled) return compiled;
+  const allErrors = createAjv({ allErrors: true });
+  const firstError = createAjv({ allErrors: false });
+  const compilePiece = (schema: AnySchemaObject): PieceValidator => ({ first: firstError.compile(schema), all: allErrors.compile(schema) });
+  compiled = {
+    topLevel: compilePiece(withPropertyUnchecked(dashboardSpecSchema, 'sections')),
+    section: compilePiece(withPropertyUnchecked(sectionSchema, 'blocks')),
+    block: compilePiece({ ...blockSchema, $defs: blockDefinitions }),
+    tableWithoutRows: compilePiece(withPropertyUnchecked(blockSchemas.table, 'rows')),
+    tableRow: compilePiece(tableRowSchema),
+  };
+  return compiled;
+}
 
 /** Properties with more JSON values than this are left out when the rest of a large piece is listed. */
 const LARGE_PROPERTY_VALUES = 10_000;
@@ -141,6 +155,7 @@ function checkLargePiece(piece: PieceValidator, value: unknown, path: string, co
 }
 
 function checkBlock(block: unknown, path: string, collector: IssueCollector, mayBeLarge: boolean): void {
+  const { block: blockPiece, tableWithoutRows: tableWithoutRowsPiece, tableRow: tableRowPiece } = pieceValidators();
   if (!mayBeLarge || !isPlainObject(block) || block.type !== 'table' || !Array.isArray(block.rows) || !hasMoreValuesThan(block, LARGE_PIECE_VALUES)) {
     checkPiece(blockPiece, block, path, collector);
     return;
@@ -154,6 +169,7 @@ function checkBlock(block: unknown, path: string, collector: IssueCollector, may
  * skip the search for NUL characters (JSON cannot carry one unescaped).
  */
 export function validateDashboardSpec(doc: unknown, options: { sourceText?: string } = {}): DashboardSpecValidation {
+  const { topLevel: topLevelPiece, section: sectionPiece } = pieceValidators();
   const collector = new IssueCollector();
   // Every JSON value takes a character and all but the first a separator: a short text has no large piece.
   const mayBeLarge = options.sourceText === undefined || options.sourceText.length > 2 * LARGE_PIECE_VALUES;

@@ -22,7 +22,7 @@ import { answerClientError } from './client-error.js';
 import { MAX_PATH_PARAMETER_LENGTH, registerErrorHandling, toAppError } from './error-handler.js';
 import { markOptionalBodies } from './http-schemas.js';
 import { registerJsonBodyParser } from './json-body.js';
-import { schemaValidatorCompiler } from './validator.js';
+import { routeSchemaCompilers } from './route-schema-compilers.js';
 
 /** Bodies of ordinary JSON routes; routes that take documents (dashboards) raise their own limit. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -33,6 +33,8 @@ declare module 'fastify' {
     pageRenderer: PageRenderer;
     /** What the web pages run in the background, set by their routes: the pre-renderer, none without render threads. */
     webPages: { prerenderer: Prerenderer | null };
+    /** Compiles the route schemas no request has compiled yet (route-schema-compilers.ts). */
+    compileRouteSchemas(): void;
   }
 }
 
@@ -42,7 +44,9 @@ export interface AppOptions {
 }
 
 export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
+  const schemaCompilers = routeSchemaCompilers();
   const app = Fastify({
+    schemaController: { compilersFactory: { buildSerializer: schemaCompilers.buildSerializer } },
     logger: { level: options.logLevel },
     bodyLimit: DEFAULT_BODY_LIMIT,
     // Which proxies may name the client in X-Forwarded-For (request.ip, which sign-in throttling counts by).
@@ -70,7 +74,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     if (!reply.hasHeader('x-content-type-options')) reply.header('x-content-type-options', 'nosniff');
     done(null, payload);
   });
-  app.setValidatorCompiler(schemaValidatorCompiler);
+  app.setValidatorCompiler(schemaCompilers.validatorCompiler);
+  app.decorate('compileRouteSchemas', () => schemaCompilers.compileAll());
   registerErrorHandling(app);
   registerJsonBodyParser(app);
 
