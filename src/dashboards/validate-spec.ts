@@ -3,8 +3,8 @@
  * its own document, knows exactly what to change.
  *
  * The Ajv validators are compiled once, on the first check rather than at import: compiling them costs
- * about 0.6 s of CPU, which every process that imports the server (the CLI, each test file, a render
- * thread) would otherwise pay whether or not it ever checks a dashboard. A valid document costs one pass
+ * about 0.6 s of CPU, which every process that imports the server (`svc serve`, each test file) would
+ * otherwise pay whether or not it ever checks a dashboard. A valid document costs one pass
  * of generated code; messages are only built when there are errors, and only for the first MAX_ISSUES of them.
  */
 import { Ajv, type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv';
