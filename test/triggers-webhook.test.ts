@@ -6,6 +6,8 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../src/git/testing/fixtures.js';
+import { pruneOldFires } from '../src/triggers/dispatch-fires.js';
+import { FIRES_KEPT_MS } from '../src/triggers/trigger-row.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
 import { idleRuntimeCommand, projectWithFiles, until, type TriggerProject } from './support/trigger-fixtures.js';
 
@@ -90,6 +92,31 @@ describe(`the webhook receiver (${testDialect})`, () => {
     expect(fires.map((fire: { status: string; source: string }) => `${fire.source}:${fire.status}`)).toEqual(['webhook:duplicate', 'webhook:fired', 'webhook:duplicate', 'webhook:fired']);
     expect(fires.every((fire: { session_id: string }) => fire.session_id === sessionId)).toBe(true);
     expect((await svc.request('GET', `/v1/projects/${project.id}/triggers`)).body.triggers[0].last_fired_at).not.toBeNull();
+  });
+
+  it("lists a webhook trigger's last fire as its latest delivery, duplicates aside, and keeps it once its fires are pruned", async () => {
+    const body = JSON.stringify({ action: 'opened' });
+    const delivery = (id: string) => ({ 'x-hub-signature-256': sign(body), 'x-github-delivery': id });
+    const listed = async (slug: string) => (await svc.request('GET', `/v1/projects/${project.id}/triggers`)).body.triggers.find((trigger: { slug: string }) => trigger.slug === slug);
+    expect((await listed('github')).last_fired_at).toBeNull();
+    expect((await deliver('github', body, delivery('first'))).body.status).toBe('fired');
+    expect((await deliver('github', body, delivery('second'))).body.status).toBe('fired');
+    expect((await deliver('github', body, delivery('first'))).body.status).toBe('duplicate');
+    const fires = (await svc.request('GET', `/v1/projects/${project.id}/triggers/github/fires`)).body.fires as Array<{ status: string; fired_at: string }>;
+    expect(fires.map((fire) => fire.status)).toEqual(['duplicate', 'fired', 'fired']);
+    expect((await listed('github')).last_fired_at).toBe(fires[1]!.fired_at);
+    expect((await listed('fresh-hook')).last_fired_at).toBeNull();
+
+    // Fires are kept 30 days; a trigger's last fire outlives them.
+    const { db } = svc.server.services;
+    await until(
+      'every fire has started its session',
+      () => db.selectFrom('trigger_fires').select('id').where('project_id', '=', project.id).where('started_at', 'is', null).execute(),
+      (waiting) => waiting.length === 0,
+    );
+    await pruneOldFires(svc.server.services, new Date(Date.now() + FIRES_KEPT_MS + 60_000));
+    expect((await svc.request('GET', `/v1/projects/${project.id}/triggers/github/fires`)).body.fires).toEqual([]);
+    expect((await listed('github')).last_fired_at).toBe(fires[1]!.fired_at);
   });
 
   it('takes the secret as a token in three forms when no signature is sent, and queues at the cap', async () => {

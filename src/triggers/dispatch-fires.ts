@@ -143,8 +143,13 @@ function waitingFires(services: Services) {
 /** Each replica deletes fires older than the listing keeps about once an hour. */
 const PRUNE_EVERY_MS = 3_600_000;
 
-async function pruneOldFires(services: Services, now: Date): Promise<void> {
+export async function pruneOldFires(services: Services, now: Date): Promise<void> {
   const cutoff = new Date(now.getTime() - FIRES_KEPT_MS).toISOString();
+  // A webhook trigger's last fire is read from its fires (list-triggers.ts): the latest of those about to go stays on its row.
+  const older = (alias: string) =>
+    sql`from trigger_fires f where f.project_id = ${sql.ref(`${alias}.project_id`)} and f.trigger_slug = ${sql.ref(`${alias}.slug`)} and f.status <> 'duplicate' and f.fired_at < ${cutoff}`;
+  await sql`update triggers set last_fired_at = (select max(f.fired_at) ${older('triggers')})
+    where type = 'webhook' and exists (select 1 ${older('triggers')} and (triggers.last_fired_at is null or f.fired_at > triggers.last_fired_at))`.execute(services.db);
   // Only fires that are done: a fire still waiting for its session is never lost to age.
   await services.db.deleteFrom('trigger_fires').where('fired_at', '<', cutoff).where('started_at', 'is not', null).execute();
 }

@@ -2,7 +2,7 @@
  * Webhook fires that arrive together are recorded together, and each delivery is answered once its group is
  * committed. On PostgreSQL a group of fresh-session fires costs two statements, each prepared once per
  * connection: one read (what the deliveries were checked against, their accounts' queues and slots, and the
- * fires already recorded with their delivery ids) and one write (the insert with `last_fired_at`), with no BEGIN
+ * fires already recorded with their delivery ids) and one write (the insert), with no BEGIN
  * and COMMIT around them; the next group is read while this one is written. A group with none being written
  * before it costs one: its read and its write in one statement, which writes only where it reads what the group
  * before it left (`recordOnCondition`). On SQLite, where a query costs no
@@ -22,7 +22,7 @@ import type { Database } from '../db/schema.js';
 import { WAITING_COUNTED } from './plan-fire.js';
 import {
   deliveryIdsOf,
-  fireWritesWhere,
+  deliveryInsertWhere,
   recordedDeliveries,
   recordedDeliveriesOf,
   recordedDeliveriesQuery,
@@ -238,15 +238,14 @@ export class FireBatch {
   ): Promise<{ holds: boolean; confirmation: ConfirmationRow[]; deliveries: RecordedDeliveryRow[] }> {
     const targets = inputs.map((input) => input.target);
     const expectedJson = JSON.stringify(expected);
-    const { insert, update } = fireWritesWhere(rows, sql<boolean>`(select holds from settled)`);
+    const insert = deliveryInsertWhere(rows, sql<boolean>`(select holds from settled)`);
     // Every part of one statement sees the database as it was when the statement began: the insert is not read.
     // The two containments compare the rows as sets, whatever order the aggregate puts them in.
     const query = sql<{ holds: boolean; confirmation: ConfirmationRow[]; deliveries: RecordedDeliveryRow[] }>`with found as materialized (select
         (select coalesce(jsonb_agg(c), '[]'::jsonb) from (${confirmationQuery('postgres', targets, [])}) c) as confirmation,
         (select coalesce(jsonb_agg(d), '[]'::jsonb) from (${recordedDeliveriesQuery('postgres', deliveryIdsOf(inputs))}) d) as deliveries),
       settled as materialized (select f.confirmation @> ${expectedJson}::jsonb and ${expectedJson}::jsonb @> f.confirmation and f.deliveries = '[]'::jsonb as holds from found f),
-      inserted as (${insert}),
-      updated as (${update})
+      inserted as (${insert})
       select f.confirmation, f.deliveries, (select holds from settled) as holds from found f`.compile(db);
     preparedOnPostgres(query.sql);
     const [found] = (await db.executeQuery(query)).rows;

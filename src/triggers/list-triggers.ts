@@ -1,10 +1,11 @@
+import { sql, type Kysely } from 'kysely';
 import { loadProjectFor } from '../accounts/access.js';
 import type { ActorContext } from '../context.js';
+import type { Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import { manifestErrorsOf, syncProjectTriggers } from './sync-triggers.js';
 import { FIRES_KEPT_MS, type TriggerFireRow, type TriggerRow } from './trigger-row.js';
 import type { TriggerError } from '../manifest/index.js';
-
 
 export interface TriggerListing {
   triggers: TriggerRow[];
@@ -12,12 +13,34 @@ export interface TriggerListing {
   manifest: { path: string | null; commit: string | null };
 }
 
+/**
+ * A project's triggers, each webhook trigger with its latest fire (duplicates aside) beside it: a delivery does
+ * not write its trigger's row (record-fire.ts), so that is its `last_fired_at` unless the row holds a later one
+ * (a fire kept only there once the fires are pruned, dispatch-fires.ts). One index probe a webhook trigger
+ * (`trigger_fires_listing`, read newest first).
+ */
+function triggersWithLastFire(db: Kysely<Database>, projectId: string) {
+  return db
+    .selectFrom('triggers as t')
+    .selectAll('t')
+    .select(
+      sql<string | null>`case when t.type = 'webhook' then (select f.fired_at from trigger_fires f
+        where f.project_id = t.project_id and f.trigger_slug = t.slug and f.status <> 'duplicate' order by f.fired_at desc limit 1) end`.as('latest_fire_at'),
+    )
+    .where('t.project_id', '=', projectId);
+}
+
+function withLastFire({ latest_fire_at: latest, ...row }: TriggerRow & { latest_fire_at: string | null }): TriggerRow {
+  if (latest === null || (row.last_fired_at !== null && Date.parse(row.last_fired_at) >= Date.parse(latest))) return row;
+  return { ...row, last_fired_at: latest };
+}
+
 /** GET /v1/projects/:id/triggers: read from the default branch's tip (read again first if it moved). */
 export async function listTriggers(ctx: ActorContext, projectId: string): Promise<TriggerListing> {
   const project = await loadProjectFor(ctx, projectId, 'project.read', 'list triggers');
   await syncProjectTriggers(ctx, project);
   const [triggers, manifest] = await Promise.all([
-    ctx.db.selectFrom('triggers').selectAll().where('project_id', '=', project.id).orderBy('position').execute(),
+    triggersWithLastFire(ctx.db, project.id).orderBy('t.position').execute().then((rows) => rows.map(withLastFire)),
     ctx.db.selectFrom('trigger_manifests').selectAll().where('project_id', '=', project.id).executeTakeFirst(),
   ]);
   return { triggers, errors: manifestErrorsOf(manifest), manifest: { path: manifest?.path ?? null, commit: manifest?.commit_sha ?? null } };
@@ -27,7 +50,8 @@ export async function loadTrigger(ctx: ActorContext, projectId: string, slug: st
   const project = await loadProjectFor(ctx, projectId, capability, capability === 'project.read' ? 'read triggers' : 'fire triggers');
   // A branch that moved a moment ago (its event still on the way) is read now: one git process when it did not.
   await syncProjectTriggers(ctx, project);
-  const trigger = await ctx.db.selectFrom('triggers').selectAll().where('project_id', '=', project.id).where('slug', '=', slug).executeTakeFirst();
+  const found = await triggersWithLastFire(ctx.db, project.id).where('t.slug', '=', slug).executeTakeFirst();
+  const trigger = found && withLastFire(found);
   if (!trigger) {
     throw new AppError('NOT_FOUND', `No trigger ${JSON.stringify(slug)} in the manifest on ${project.default_branch} of project ${project.slug}; svc trigger ls lists them.`);
   }

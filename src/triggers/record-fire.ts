@@ -84,7 +84,7 @@ export async function recordFire(
 /**
  * Whether `recordFiresIn` writes these fires with one statement, which PostgreSQL makes atomic on its own: fires
  * that start fresh sessions plan nothing from what the ones before them wrote (reuse and pinned do), so the
- * group is one insert with its `last_fired_at` update. (A duplicate whose first delivery is older than the
+ * group is one insert. (A duplicate whose first delivery is older than the
  * window clears that old id first; were the insert to fail, the id stays cleared, as it would be next time.)
  */
 export function writtenInOneStatement(dialect: Dialect, inputs: readonly FireInput[]): boolean {
@@ -331,11 +331,16 @@ export async function insertFires(trx: Kysely<Database>, dialect: Dialect, rows:
   for (const row of rows) await trx.executeQuery(CompiledQuery.raw(SQLITE_INSERT, FIRE_COLUMNS.map((column) => row[column])));
 }
 
-/** The latest of each trigger's fires among `rows`, duplicates aside: what its `last_fired_at` becomes. */
+/**
+ * The latest of each trigger's fires among `rows`, duplicates and webhook deliveries aside: what its
+ * `last_fired_at` becomes. A webhook trigger's last delivery is read from its fires (list-triggers.ts), not
+ * written on its row: every group of deliveries updating that one row made each group's write wait for the
+ * commit of the one before it (the row stays locked until then), on every replica.
+ */
 function latestFires(rows: readonly TriggerFireRow[]): TriggerFireRow[] {
   const latest = new Map<string, TriggerFireRow>();
   for (const row of rows) {
-    if (row.status === 'duplicate') continue;
+    if (row.status === 'duplicate' || row.source === 'webhook') continue;
     const key = `${row.project_id} ${row.trigger_slug}`;
     const seen = latest.get(key);
     if (!seen || seen.fired_at < row.fired_at) latest.set(key, row);
@@ -344,8 +349,8 @@ function latestFires(rows: readonly TriggerFireRow[]): TriggerFireRow[] {
 }
 
 /**
- * Inserts the fires and moves their triggers' `last_fired_at`; on PostgreSQL in one statement: a group of webhook
- * deliveries waits for every round trip of the one before it.
+ * Inserts the fires and moves their triggers' `last_fired_at` (`latestFires`); on PostgreSQL in one statement: a
+ * group of webhook deliveries waits for every round trip of the one before it.
  */
 export async function writeFires(trx: Kysely<Database>, dialect: Dialect, rows: readonly TriggerFireRow[]): Promise<void> {
   if (rows.length === 0) return;
@@ -355,6 +360,7 @@ export async function writeFires(trx: Kysely<Database>, dialect: Dialect, rows: 
     await markLastFired(trx, latest);
     return;
   }
+  if (latest.length === 0) return insertFires(trx, dialect, rows);
   const parameters = [...columnArrays(rows), latest.map((row) => row.project_id), latest.map((row) => row.trigger_slug), latest.map((row) => row.fired_at)];
   await trx.executeQuery(CompiledQuery.raw(POSTGRES_WRITE, parameters));
 }
@@ -367,17 +373,12 @@ async function markLastFired(trx: Kysely<Database>, latest: readonly TriggerFire
 }
 
 /**
- * PostgreSQL: `writeFires`'s insert and `last_fired_at` update, as the data-modifying parts of a larger statement
- * (fire-batch.ts), each writing nothing unless `condition`, a boolean of that statement, holds. The texts do not
- * vary with the rows (arrays), so the statement around them is prepared once.
+ * PostgreSQL: the insert of webhook deliveries' fires (which move no trigger's `last_fired_at`, `latestFires`) as
+ * the data-modifying part of a larger statement (fire-batch.ts), writing nothing unless `condition`, a boolean of
+ * that statement, holds. Its text does not vary with the rows (arrays), so the statement around it is prepared once.
  */
-export function fireWritesWhere(rows: readonly TriggerFireRow[], condition: RawBuilder<boolean>): { insert: RawBuilder<unknown>; update: RawBuilder<unknown> } {
-  const latest = latestFires(rows);
+export function deliveryInsertWhere(rows: readonly TriggerFireRow[], condition: RawBuilder<boolean>): RawBuilder<unknown> {
+  if (latestFires(rows).length > 0) throw new Error('deliveryInsertWhere writes webhook deliveries only');
   const arrays = sql.join(FIRE_COLUMNS.map((column) => sql`${rows.map((row) => row[column])}::${sql.raw(FIRE_COLUMN_TYPES[column])}[]`));
-  return {
-    insert: sql`insert into trigger_fires (${sql.raw(FIRE_COLUMNS.join(', '))}) select * from unnest(${arrays}) where ${condition}`,
-    update: sql`update triggers as t set last_fired_at = greatest(t.last_fired_at, v.fired_at)
-      from unnest(${latest.map((row) => row.project_id)}::text[], ${latest.map((row) => row.trigger_slug)}::text[], ${latest.map((row) => row.fired_at)}::timestamptz[]) as v(project_id, slug, fired_at)
-      where t.project_id = v.project_id and t.slug = v.slug and ${condition}`,
-  };
+  return sql`insert into trigger_fires (${sql.raw(FIRE_COLUMNS.join(', '))}) select * from unnest(${arrays}) where ${condition}`;
 }
