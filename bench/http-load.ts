@@ -22,6 +22,8 @@ export interface LoadOptions {
   body?: string;
   /** A header whose value differs on every request, as a webhook sender's delivery id does. */
   uniqueHeader?: string;
+  /** The values' prefix (default: one of the run's own); a run given an earlier run's sends its values again. */
+  uniquePrefix?: string;
   connections: number;
   seconds: number;
 }
@@ -63,7 +65,7 @@ async function loadWithWrk(options: LoadOptions): Promise<LoadResult> {
       // A run's own prefix, so that no value repeats one an earlier run of the same server received.
       lines.push(
         'local sent = 0',
-        `local prefix = ${luaString(`${randomUUID()}-`)}`,
+        `local prefix = ${luaString(options.uniquePrefix ?? `${randomUUID()}-`)}`,
         'request = function()',
         '  sent = sent + 1',
         `  wrk.headers[${luaString(options.uniqueHeader)}] = prefix .. sent`,
@@ -96,12 +98,18 @@ async function loadWithWrk(options: LoadOptions): Promise<LoadResult> {
   }
 }
 
+/** Numbers each request's `header` after `prefix`, as the wrk script does. */
+function uniqueValues(header: string, prefix: string): (request: autocannon.Request) => autocannon.Request {
+  let sent = 0;
+  return (request) => ({ ...request, headers: { ...request.headers, [header]: `${prefix}${(sent += 1)}` } });
+}
+
 async function loadWithAutocannon(options: LoadOptions): Promise<LoadResult> {
   const result = await autocannon({
     url: options.url,
     method: options.method ?? 'GET',
     headers: options.headers ?? {},
-    ...(options.uniqueHeader ? { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, headers: { ...request.headers, [options.uniqueHeader!]: randomUUID() } }) }] } : {}),
+    ...(options.uniqueHeader ? { requests: [{ setupRequest: uniqueValues(options.uniqueHeader, options.uniquePrefix ?? `${randomUUID()}-`) }] } : {}),
     ...(options.body === undefined ? {} : { body: options.body }),
     connections: options.connections,
     duration: options.seconds,

@@ -138,6 +138,11 @@ async function webhookLoad(databaseEnv: Record<string, string>): Promise<Record<
       rounds.push({ svc: svcLoad, floor: floorLoad, ratio: round(svcLoad.perSecond / Math.max(1, floorLoad.perSecond)) });
     }
     const { svc: svcLoad, floor: floorLoad, ratio } = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)]!;
+    // A sender delivering again what it sent (GitHub's redeliveries, a retrying proxy): every delivery of the
+    // second pass repeats one of the first and is answered `duplicate`.
+    const repeatedPrefix = `${randomBytes(8).toString('hex')}-`;
+    const firstPass = await loadServer({ url: target, method: 'POST', headers, uniqueHeader, uniquePrefix: repeatedPrefix, body: BODY, connections: 32, seconds: LOAD_SECONDS / 2 });
+    const repeats = await loadServer({ url: target, method: 'POST', headers, uniqueHeader, uniquePrefix: repeatedPrefix, body: BODY, connections: 32, seconds: LOAD_SECONDS / 8 });
     return {
       client: svcLoad.client,
       bodyBytes: BODY.length,
@@ -150,6 +155,8 @@ async function webhookLoad(databaseEnv: Record<string, string>): Promise<Record<
       floorLatencyMs: floorLoad.latencyMs,
       ratioToFloor: ratio,
       rounds: rounds.map((one) => ({ svcPerSecond: one.svc.perSecond, floorPerSecond: one.floor.perSecond, ratioToFloor: one.ratio })),
+      // Requests/s when every delivery repeats a recorded one (the second pass is a quarter of the first: it sends no new id).
+      repeatedDeliveries: { perSecond: repeats.perSecond, latencyMs: repeats.latencyMs, failed: repeats.failed, firstPassPerSecond: firstPass.perSecond },
       at1000PerSecond: paced,
       floorAt1000PerSecond: floorPaced,
       targets: { ratioToFloor: 0.5, p99MsAt1000PerSecond: 10 },

@@ -94,6 +94,8 @@ export class FireBatch {
   private readonly inWriting: GroupInWriting[] = [];
   /** What the last group written left, when no other group was written beside it; null when not known. */
   private settled: Settled | null = null;
+  /** A group was written otherwise than decided (or fire by fire): the groups decided knowing it are decided again. */
+  private decidedAgain = false;
 
   constructor(
     private readonly services: Services,
@@ -137,6 +139,12 @@ export class FireBatch {
    */
   private async recordWhileOthersWrite(group: Array<PendingCall<WebhookFireInput, TriggerFireRow>>): Promise<void> {
     while (this.inWriting.length >= MAX_GROUPS_IN_WRITING) await this.inWriting[0]!.written;
+    if (this.decidedAgain) {
+      // A group was not written as decided, so neither is any decided knowing it: this one waits until they are
+      // written, and is decided from what the database then holds (else every group after would be decided twice).
+      await Promise.all(this.inWriting.map((writing) => writing.written));
+      this.decidedAgain = false;
+    }
     const db = this.services.db;
     const settings = this.settings();
     const inputs = group.map((call) => call.input);
@@ -171,10 +179,34 @@ export class FireBatch {
         } catch {
           // Recorded fire by fire below.
         }
+      } else if (!earlierWritten) {
+        // What it was decided knowing is not what was written: decided again from what the database holds now.
+        try {
+          await this.recordAgain(group);
+          return false;
+        } catch {
+          // Recorded fire by fire below.
+        }
       }
       await this.recordEachAlone(group);
       return false;
     });
+  }
+
+  /**
+   * A group decided again once every group before it is written (none of this replica's is being written):
+   * read and written as a group with nothing left out of the read, two round trips, where fire by fire cost five
+   * each. What it leaves is what the next group is decided from.
+   */
+  private async recordAgain(group: Array<PendingCall<WebhookFireInput, TriggerFireRow>>): Promise<void> {
+    const db = this.services.db;
+    const settings = this.settings();
+    const inputs = group.map((call) => call.input);
+    const read = await this.readGroup(db, inputs, []);
+    const rows = await recordFiresIn(db, settings, inputs.filter((_, index) => read.confirmed[index]), read, async () => {});
+    await writeFires(db, settings.dialect, rows);
+    this.settled = { key: readKeyOf(inputs), rows: settledAfter(read.rows, rows) };
+    this.answer(group, read.confirmed, rows);
   }
 
   /** What the last group left, when it is what these deliveries were checked against; else null. */
@@ -225,7 +257,13 @@ export class FireBatch {
 
   /** Counts the group among those being written (the groups after it are decided knowing `rows`) until `write` settles. */
   private startWriting(rows: readonly TriggerFireRow[], write: () => Promise<boolean>): void {
-    const writing: GroupInWriting = { rows, written: write().finally(() => this.inWriting.splice(this.inWriting.indexOf(writing), 1)) };
+    const written = write()
+      .finally(() => this.inWriting.splice(this.inWriting.indexOf(writing), 1))
+      .then((asDecided) => {
+        if (!asDecided) this.decidedAgain = true;
+        return asDecided;
+      });
+    const writing: GroupInWriting = { rows, written };
     this.inWriting.push(writing);
   }
 
