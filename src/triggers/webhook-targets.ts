@@ -74,8 +74,11 @@ export interface ConfirmationRow {
 
 /**
  * Every set and secret of the targets, and on PostgreSQL their accounts' slots: one query, so one round trip for a
- * group (`WebhookTargets.confirmedBy` reads its rows). SQL text that does not vary with the group (arrays, or on
- * SQLite JSON arrays), so PostgreSQL prepares it once (fire-batch.ts) and no query is built per group.
+ * group (`WebhookTargets.confirmedBy` reads its rows). On PostgreSQL SQL text that does not vary with the group
+ * (arrays), so that it is prepared once (fire-batch.ts). On SQLite a list of values, whose text varies only with how
+ * many projects and secrets a group has (one, nearly always) and is prepared once for each: the same query
+ * reading JSON arrays with `json_each` took 65 µs a group inside the server, 246 µs against a copy of its
+ * database, and 12 µs with values (the thread that answers requests runs it).
  */
 export function confirmationQuery(
   dialect: Dialect,
@@ -85,7 +88,7 @@ export function confirmationQuery(
 ): RawBuilder<ConfirmationRow> {
   const projectIds = [...new Set(targets.map((target) => target.project.id))];
   const names = [...new Set(targets.map((target) => target.trigger.secret_env))];
-  const among = (values: string[]) => (dialect === 'postgres' ? sql`= any(${values}::text[])` : sql`in (select value from json_each(${JSON.stringify(values)}))`);
+  const among = (values: string[]) => (dialect === 'postgres' ? sql`= any(${values}::text[])` : sql`in (${sql.join(values)})`);
   // On SQLite the slots are asked apart (`confirm`): no round trip to save, and its subqueries ran four times slower here.
   const slots = dialect === 'postgres' ? sql`, ${accountSlotsColumns(notAmong)}` : sql``;
   return sql<ConfirmationRow>`select m.project_id, m.commit_sha, m.synced_at, s.name, s.value, p.account_id${slots}
