@@ -93,6 +93,15 @@ describe(`the trigger listing and the scheduler (${testDialect})`, () => {
       { index: 5, slug: 'Bad Slug', message: expect.stringContaining('slug "Bad Slug" must be') },
     ]);
     expect(listing.errors[1].message).toContain('a webhook trigger needs secret_env');
+    // Firing an entry that could not be read says why it is not a trigger, not that it is missing.
+    const unreadable = await svc.request('POST', `/v1/projects/${project.id}/triggers/bad-zone/fire`, {});
+    expect(unreadable.status).toBe(404);
+    expect(unreadable.body.error).toBe(
+      `The entry for trigger "bad-zone" in svc.yaml on main could not be read, so it is not a trigger yet: ${listing.errors[0].message}. Fix it on a branch and merge it.`,
+    );
+    const missing = await svc.request('POST', `/v1/projects/${project.id}/triggers/nowhere/fire`, {});
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toMatch(/^No trigger "nowhere" in the manifest on main of project .*; svc trigger ls lists them\.$/);
 
     const fires = await until(
       'every-second has fired three times',

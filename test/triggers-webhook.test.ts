@@ -157,7 +157,7 @@ describe(`the webhook receiver (${testDialect})`, () => {
 
     const unset = await deliver('unset-secret', body, signature);
     expect(unset.status).toBe(409);
-    expect(unset.body.error).toBe(`The secret NOT_SET named by this trigger's secret_env is not set; set it with PUT /v1/projects/${project.id}/secrets/NOT_SET.`);
+    expect(unset.body.error).toBe(`The secret NOT_SET named by this trigger's secret_env is not set; set it with svc secret set NOT_SET --project ${project.id}, or PUT /v1/projects/${project.id}/secrets/NOT_SET.`);
 
     const unsigned = await deliver('github', body);
     expect(unsigned.status).toBe(401);

@@ -390,6 +390,14 @@ triggers:
     expect(result.errors).toEqual([{ index: 2, slug: 'same', message: expect.stringContaining('already used by entry 1') }]);
   });
 
+  test('an entry with several problems lists each of them, numbered, in its one error', () => {
+    const result = yaml('triggers:\n  - slug: bad slug\n    type: webhook\n    prompt: x\n');
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]?.message).toMatch(
+      /^trigger "bad slug" \(entry 1\): 2 problems: \(1\) slug "bad slug" must be .*for example "bad-slug"; \(2\) a webhook trigger needs secret_env: /,
+    );
+  });
+
   test('type is required and must be cron or webhook', () => {
     expect(issueAt(yaml('triggers:\n  - slug: a\n    prompt: x\n'), '/triggers/0/type')).toBe(
       'trigger "a" (entry 1): type is required: cron (on a schedule) or webhook (on a signed HTTP POST)',
@@ -606,15 +614,15 @@ triggers:
         index: 1,
         slug: 'broken',
         message:
-          'trigger "broken" (entry 2): cron "61 * * * * *" is not a valid 6-field cron expression (second minute hour day month weekday): ' +
-          'Invalid value for second: 61. timezone "Nowhere/Land" is not an IANA time zone name; use a name such as "UTC", "Europe/Paris" or "America/New_York"',
+          'trigger "broken" (entry 2): 2 problems: (1) cron "61 * * * * *" is not a valid 6-field cron expression (second minute hour day month weekday): ' +
+          'Invalid value for second: 61; (2) timezone "Nowhere/Land" is not an IANA time zone name; use a name such as "UTC", "Europe/Paris" or "America/New_York"',
       },
       {
         index: 3,
         slug: null,
         message:
-          'trigger entry 4: slug is required: 1-128 characters of lowercase letters, digits, "-" and "_", starting with a letter or digit, e.g. "nightly-report". ' +
-          'a webhook trigger needs secret_env: the name of the project secret that holds its HMAC secret, e.g. secret_env: GITHUB_WEBHOOK_SECRET',
+          'trigger entry 4: 2 problems: (1) slug is required: 1-128 characters of lowercase letters, digits, "-" and "_", starting with a letter or digit, e.g. "nightly-report"; ' +
+          '(2) a webhook trigger needs secret_env: the name of the project secret that holds its HMAC secret, e.g. secret_env: GITHUB_WEBHOOK_SECRET',
       },
       {
         index: 4,

@@ -131,7 +131,7 @@ export function parseManifest({ filename, text }: ParseManifestInput): ParsedMan
       }
       const label = triggerLabel(result.slug, index);
       for (const problem of result.problems) issues.push({ path: problem.path, message: `${label}: ${problem.reason}` });
-      errors.push({ index, slug: result.slug, message: `${label}: ${result.problems.map((problem) => problem.reason).join('. ')}` });
+      errors.push({ index, slug: result.slug, message: `${label}: ${entryProblems(result.problems.map((problem) => problem.reason))}` });
     });
   }
 
@@ -169,4 +169,13 @@ function triggerEntries(value: unknown, format: ManifestFormat): { list: readonl
       ? 'write [[triggers]] (double brackets) above each trigger'
       : 'start each trigger with "- ", e.g. "- slug: nightly"';
   return { problem: { path: '/triggers', message: `triggers must be a list; ${advice}; got ${describeValue(value)}` } };
+}
+
+/**
+ * An entry's problems in one line. Each reason starts in lower case (often with a field's name, which must keep
+ * its case), so several are numbered rather than run together as sentences.
+ */
+function entryProblems(reasons: readonly string[]): string {
+  if (reasons.length === 1) return reasons[0] ?? '';
+  return `${reasons.length} problems: ${reasons.map((reason, index) => `(${index + 1}) ${reason}`).join('; ')}`;
 }

@@ -53,6 +53,15 @@ export async function loadTrigger(ctx: ActorContext, projectId: string, slug: st
   const found = await triggersWithLastFire(ctx.db, project.id).where('t.slug', '=', slug).executeTakeFirst();
   const trigger = found && withLastFire(found);
   if (!trigger) {
+    // An entry the manifest names but that could not be read is not a trigger; the answer says why, not that it is missing.
+    const manifest = await ctx.db.selectFrom('trigger_manifests').select(['errors', 'path']).where('project_id', '=', project.id).executeTakeFirst();
+    const unreadable = manifestErrorsOf(manifest).find((error) => error.slug === slug);
+    if (unreadable) {
+      throw new AppError(
+        'NOT_FOUND',
+        `The entry for trigger ${JSON.stringify(slug)} in ${manifest?.path ?? 'the manifest'} on ${project.default_branch} could not be read, so it is not a trigger yet: ${unreadable.message}. Fix it on a branch and merge it.`,
+      );
+    }
     throw new AppError('NOT_FOUND', `No trigger ${JSON.stringify(slug)} in the manifest on ${project.default_branch} of project ${project.slug}; svc trigger ls lists them.`);
   }
   return { project, trigger };

@@ -75,7 +75,7 @@ function refusalOf(found: WebhookTarget | null, delivery: WebhookDelivery): AppE
   if (!found) return new AppError('NOT_FOUND', `No enabled webhook trigger ${JSON.stringify(delivery.slug)} in this project's manifest on its default branch.`);
   const { project, trigger, secret } = found;
   if (secret === null || secret === '') {
-    return new AppError('CONFLICT', `The secret ${trigger.secret_env} named by this trigger's secret_env is not set; set it with PUT /v1/projects/${project.id}/secrets/${trigger.secret_env}.`);
+    return new AppError('CONFLICT', `The secret ${trigger.secret_env} named by this trigger's secret_env is not set; set it with svc secret set ${trigger.secret_env} --project ${project.id}, or PUT /v1/projects/${project.id}/secrets/${trigger.secret_env}.`);
   }
   const check = verifyWebhook(secret, delivery.rawBody, delivery.headers);
   return check.ok ? null : new AppError('UNAUTHENTICATED', check.message);
