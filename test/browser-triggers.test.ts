@@ -80,7 +80,17 @@ describe('triggers in Chromium', () => {
     // (Its last fire depends on whether the Fire now test ran first.)
     const webhookFacts = await webhook.locator('.facts dd').allTextContents();
     expect(webhookFacts.slice(0, 2)).toEqual(['On each signed webhook delivery', 'When a delivery arrives']);
-    await expect(webhook.locator('.hint code').textContent()).resolves.toBe(`/v1/webhooks/projects/${project.id}/gh`);
+    // Where to point the sender, and the secret that signs; GH_SECRET is not set yet, so the page says what that means.
+    await expect(webhook.locator('.webhook-receiver code').first().textContent()).resolves.toBe(`${svc.url}/v1/webhooks/projects/${project.id}/gh`);
+    await expect(webhook.locator('.webhook-receiver').textContent()).resolves.toContain('it signs each body with the secret GH_SECRET (HMAC-SHA256 in X-Hub-Signature-256 or X-Svc-Signature)');
+    await expect(webhook.locator('.secret-unset').textContent()).resolves.toBe(
+      `The secret GH_SECRET is not set, so every delivery is refused (409) until it is: set it in Settings or with svc secret set GH_SECRET --project ${project.slug}.`,
+    );
+    expect(await webhook.locator('.secret-unset a').getAttribute('href')).toBe(`/projects/${project.slug}/settings#secrets`);
+    expect((await svc.request('PUT', `/v1/projects/${project.id}/secrets/GH_SECRET`, { body: { value: 'a webhook secret' } })).status).toBe(201);
+    await page.reload();
+    expect(await page.locator('#trigger-gh .secret-unset').count()).toBe(0);
+    await expect(page.locator('#trigger-gh .webhook-receiver').textContent()).resolves.toContain('the secret GH_SECRET');
 
     const bad = page.locator('.manifest-errors li');
     expect(await bad.count()).toBe(1);

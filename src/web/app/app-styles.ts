@@ -53,6 +53,7 @@ div.preview ul{margin:0 0 6px;padding-left:20px}
 .btn-danger{color:color-mix(in srgb,var(--danger) 70%,var(--ink))}
 .form-error p{margin:0}
 .form-error ul{margin:6px 0 0;padding-left:20px}
+.form-error a{color:inherit;text-decoration:underline;text-underline-offset:2px}
 .textarea{height:auto;min-height:80px;padding:10px 12px;resize:vertical;margin:0 0 8px;font:inherit}
 .input-small{width:auto;min-width:0;flex:1;max-width:240px;height:32px}
 .form-line{display:flex;flex-wrap:wrap;align-items:center;gap:8px}

@@ -11,10 +11,12 @@ import type { Services } from '../../context.js';
 import { escapeAttr, escapeHtml } from '../../dashboards/render/escape.js';
 import { timeElement } from '../../dashboards/render/render-dashboard.js';
 import { AppError } from '../../errors.js';
+import { listSecrets } from '../../accounts/secrets.js';
 import { fireTrigger } from '../../triggers/fire-trigger.js';
 import { listFires, listTriggers } from '../../triggers/list-triggers.js';
 import { presentFire, presentTrigger, presentTriggerError } from '../../triggers/presenters.js';
 import { startAfterAnswer } from '../../triggers/routes.js';
+import { definitionOf } from '../../triggers/trigger-row.js';
 import { sendPage } from '../send-page.js';
 import { csrfField, requireFormToken } from './csrf.js';
 import { sessionLink } from './projects-pages.js';
@@ -102,7 +104,26 @@ function fireForm(view: ProjectView, trigger: Trigger, failure: FireFailure | un
   );
 }
 
-function renderTrigger(view: ProjectView, trigger: Trigger, fires: Fire[], failure: FireFailure | undefined): string {
+/** What a webhook trigger's sender needs: where to deliver, and which secret signs; whether that secret is set. */
+interface WebhookReceiverFacts {
+  url: string;
+  secretName: string;
+  secretSet: boolean;
+}
+
+function webhookHtml(view: ProjectView, trigger: Trigger, receiver: WebhookReceiverFacts): string {
+  const name = `<code>${escapeHtml(receiver.secretName)}</code>`;
+  const unset = receiver.secretSet
+    ? ''
+    : `<div class="form-error secret-unset">The secret ${name} is not set, so every delivery is refused (409) until it is: ` +
+      `set it in <a href="${escapeAttr(projectPath(view.project, '/settings#secrets'))}">Settings</a> or with <code>${escapeHtml(`svc secret set ${receiver.secretName} --project ${view.project.slug}`)}</code>.</div>`;
+  return (
+    `<p class="hint webhook-receiver">Point the sender at <code>${escapeHtml(receiver.url)}</code>; it signs each body with the secret ${name} ` +
+    `(HMAC-SHA256 in <code>X-Hub-Signature-256</code> or <code>X-Svc-Signature</code>).</p>${unset}`
+  );
+}
+
+function renderTrigger(view: ProjectView, trigger: Trigger, fires: Fire[], failure: FireFailure | undefined, receiver: WebhookReceiverFacts | null): string {
   const title = trigger.name !== trigger.slug ? `${escapeHtml(trigger.name)} <code>${escapeHtml(trigger.slug)}</code>` : `<code>${escapeHtml(trigger.slug)}</code>`;
   const facts =
     `<dl class="facts"><div><dt>Schedule</dt><dd>${scheduleHtml(trigger)}</dd></div>` +
@@ -110,10 +131,7 @@ function renderTrigger(view: ProjectView, trigger: Trigger, fires: Fire[], failu
     `<div><dt>Last fire</dt><dd>${trigger.last_fired_at ? timeElement(trigger.last_fired_at) : 'Never'}</dd></div>` +
     `<div><dt>Session</dt><dd>${escapeHtml(trigger.session_mode)}${trigger.session_id ? ` <a href="${escapeAttr(sessionLink(view, trigger.session_id))}"><code>${escapeHtml(trigger.session_id.slice(0, 8))}</code></a>` : ''}</dd></div>` +
     `<div><dt>Agent</dt><dd>${escapeHtml(trigger.agent)}${trigger.model ? ` (${escapeHtml(trigger.model)})` : ''}</dd></div></dl>`;
-  const webhook =
-    trigger.type === 'webhook'
-      ? `<p class="hint">Deliveries go to <code>${escapeHtml(`/v1/webhooks/projects/${view.project.id}/${trigger.slug}`)}</code>, signed with the trigger's secret.</p>`
-      : '';
+  const webhook = receiver ? webhookHtml(view, trigger, receiver) : '';
   const recent = fires.length > 0 ? `<ul class="rows">${fires.map((fire) => fireRow(view, fire)).join('')}</ul>` : '<p class="muted">No fires in the last 30 days.</p>';
   return (
     `<section class="panel trigger" id="${escapeAttr(triggerAnchor(trigger.slug))}" aria-labelledby="${escapeAttr(`${triggerAnchor(trigger.slug)}-title`)}">` +
@@ -137,7 +155,16 @@ async function renderTriggers(view: ProjectView, failure?: FireFailure): Promise
         `<div class="form-error"><ul>${errors.map((error) => `<li>${escapeHtml(error.message)}</li>`).join('')}</ul></div>` +
         `<p class="hint">Fix them in the manifest on a branch and merge it; the other triggers run meanwhile.</p></section>`
       : '';
-  const list = triggers.length > 0 ? triggers.map((trigger, index) => renderTrigger(view, trigger, fires[index] ?? [], failure)).join('') : listing.manifest.path ? '<div class="empty-state"><h2>No triggers</h2><p>The manifest declares none.</p></div>' : '';
+  // Secret names only (project.read may list them), to say which webhook trigger would refuse every delivery.
+  const secretsSet = listing.triggers.some((row) => row.type === 'webhook') ? new Set((await listSecrets(view.ctx, view.project.id)).map((secret) => secret.name)) : new Set<string>();
+  const receiverOf = (index: number): WebhookReceiverFacts | null => {
+    const row = listing.triggers[index];
+    const definition = row ? definitionOf(row) : null;
+    if (definition?.type !== 'webhook') return null;
+    const url = `${view.ctx.config.baseUrl}/v1/webhooks/projects/${view.project.id}/${definition.slug}`;
+    return { url, secretName: definition.secret_env, secretSet: secretsSet.has(definition.secret_env) };
+  };
+  const list = triggers.length > 0 ? triggers.map((trigger, index) => renderTrigger(view, trigger, fires[index] ?? [], failure, receiverOf(index))).join('') : listing.manifest.path ? '<div class="empty-state"><h2>No triggers</h2><p>The manifest declares none.</p></div>' : '';
   return head + errorPanel + list;
 }
 
