@@ -93,6 +93,10 @@ describe(`the trigger listing and the scheduler (${testDialect})`, () => {
       { index: 5, slug: 'Bad Slug', message: expect.stringContaining('slug "Bad Slug" must be') },
     ]);
     expect(listing.errors[1].message).toContain('a webhook trigger needs secret_env');
+    // The CLI's listing gives a webhook trigger's schedule as the URL its sender needs.
+    const listed = captureDeps({ env: adminCliEnv(svc) });
+    await runTriggerLs({ project: project.id }, listed);
+    expect(listed.out()).toContain(`gh\twebhook\tPOST ${svc.url}/v1/webhooks/projects/${project.id}/gh\tfresh\tyes\t-\t`);
     // Firing an entry that could not be read says why it is not a trigger, not that it is missing.
     const unreadable = await svc.request('POST', `/v1/projects/${project.id}/triggers/bad-zone/fire`, {});
     expect(unreadable.status).toBe(404);

@@ -11,7 +11,7 @@ export function registerTrigger(program: Command, deps: () => CliDeps): void {
   const trigger = program.command('trigger').description("triggers: cron and webhook entries of the manifest that start sessions");
   trigger
     .command('ls')
-    .description('list triggers with their next and last fires, and the manifest entries that could not be read')
+    .description("list triggers with their schedules (a webhook trigger's URL), next and last fires, and the manifest entries that could not be read")
     .option(...PROJECT_FLAG)
     .option('--json', 'print the API listing')
     .action((options: TriggerLsOptions) => runTriggerLs(options, deps()));

@@ -7,9 +7,11 @@ export interface TriggerLsOptions {
   json?: boolean;
 }
 
-/** `svc trigger ls`: every trigger with its schedule and next and last fires; the manifest's bad entries on stderr. */
+/** `svc trigger ls`: every trigger with its schedule (a webhook's: its URL) and next and last fires; the manifest's bad entries on stderr. */
 export async function runTriggerLs(options: TriggerLsOptions, deps: CliDeps): Promise<void> {
-  const { client, base } = await triggerClient(options, deps);
+  const { client, base, projectId } = await triggerClient(options, deps);
+  // A webhook trigger's schedule is where to deliver: the address its sender needs.
+  const receiver = (slug: string) => `POST ${client.origin}/v1/webhooks/projects/${projectId}/${slug}`;
   const { body } = await client.request<TriggerListing>('GET', base);
   if (options.json) return printJson(deps, body);
   if (body.triggers.length === 0 && body.errors.length === 0 && deps.isTTY) {
@@ -19,7 +21,7 @@ export async function runTriggerLs(options: TriggerLsOptions, deps: CliDeps): Pr
     printTable(deps, body.triggers, [
       { header: 'slug', value: (trigger) => trigger.slug },
       { header: 'type', value: (trigger) => trigger.type },
-      { header: 'schedule', value: (trigger) => (trigger.type === 'webhook' ? 'webhook' : (trigger.cron ?? `once at ${trigger.run_at}`) + (trigger.timezone && trigger.timezone !== 'UTC' ? ` ${trigger.timezone}` : '')) },
+      { header: 'schedule', value: (trigger) => (trigger.type === 'webhook' ? receiver(trigger.slug) : (trigger.cron ?? `once at ${trigger.run_at}`) + (trigger.timezone && trigger.timezone !== 'UTC' ? ` ${trigger.timezone}` : '')) },
       { header: 'mode', value: (trigger) => trigger.session_mode },
       { header: 'enabled', value: (trigger) => (trigger.enabled ? 'yes' : 'no') },
       { header: 'next', value: (trigger) => (trigger.next_fire_at ? timeCell(deps, trigger.next_fire_at) : '-') },
