@@ -175,6 +175,14 @@ describe(`the webhook receiver (${testDialect})`, () => {
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.body.code).toBe('PAYLOAD_TOO_LARGE');
 
+    // A webhook URL checked with another method says what a sender does instead.
+    const looked = await svc.request('GET', `/v1/webhooks/projects/${project.id}/github`);
+    expect(looked.status).toBe(404);
+    expect(looked.body).toEqual({
+      code: 'NOT_FOUND',
+      error: "A webhook URL takes POST only: the sender posts its body there, signed with the trigger's secret (X-Hub-Signature-256 or X-Svc-Signature); got GET.",
+    });
+
     // A secret deleted after the trigger was declared.
     expect((await svc.request('DELETE', `/v1/projects/${project.id}/secrets/GH_SECRET`)).status).toBe(204);
     expect((await deliver('github', body, signature)).status).toBe(409);
