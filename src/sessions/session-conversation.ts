@@ -7,6 +7,7 @@
 import type { Services } from '../context.js';
 import { nowIso } from '../db/values.js';
 import { daemonRequest } from './daemon-client.js';
+import type { RuntimeMessageInfo } from './runtime-error.js';
 import type { SessionRow } from './session-row.js';
 
 export interface RuntimePart {
@@ -19,7 +20,7 @@ export interface RuntimePart {
 }
 
 export interface RuntimeMessage {
-  info?: { id?: string; role?: string };
+  info?: RuntimeMessageInfo;
   parts?: RuntimePart[];
 }
 
@@ -66,9 +67,16 @@ function keptPart(part: RuntimePart): RuntimePart {
   return kept;
 }
 
+/** Who spoke and, for a reply that failed, why and with which model (runtime-error.ts). */
+function keptInfo(info: RuntimeMessageInfo | undefined): RuntimeMessageInfo {
+  const kept: RuntimeMessageInfo = { id: info?.id, role: info?.role };
+  if (info?.error !== undefined) Object.assign(kept, { error: clipValue(info.error), providerID: info.providerID, modelID: info.modelID });
+  return kept;
+}
+
 /** The runtime's answer trimmed to what a reader sees and cut to svc's bound, oldest messages first. */
 export function boundedConversation(messages: readonly RuntimeMessage[]): { json: string; omitted: number } {
-  const kept = messages.map((message) => ({ info: { id: message.info?.id, role: message.info?.role }, parts: (message.parts ?? []).filter((part) => SHOWN_PART_TYPES.has(part.type ?? '')).map(keptPart) }));
+  const kept = messages.map((message) => ({ info: keptInfo(message.info), parts: (message.parts ?? []).filter((part) => SHOWN_PART_TYPES.has(part.type ?? '')).map(keptPart) }));
   const sizes = kept.map((message) => Buffer.byteLength(JSON.stringify(message)) + 1);
   let total = sizes.reduce((sum, size) => sum + size, 2);
   let first = 0;

@@ -5,6 +5,7 @@
  * happens live from the session's event stream (status changes, each part once it is complete) until
  * interrupted.
  */
+import { runtimeErrorText, type RuntimeMessageInfo } from '../../sessions/runtime-error.js';
 import { openStream } from '../api-client.js';
 import type { CliDeps } from '../deps.js';
 import { bold, colour } from '../output.js';
@@ -24,7 +25,7 @@ interface Part {
 }
 
 interface RuntimeMessage {
-  info?: { id?: string; role?: string };
+  info?: RuntimeMessageInfo;
   parts?: Part[];
 }
 
@@ -52,6 +53,12 @@ export function renderPart(deps: Pick<CliDeps, 'isTTY' | 'env'>, role: string, p
   return null;
 }
 
+/** A reply that failed, as the line printed after its parts; null when it did not fail. */
+export function renderFailure(deps: Pick<CliDeps, 'isTTY' | 'env'>, info: RuntimeMessageInfo | undefined): string | null {
+  const text = runtimeErrorText(info);
+  return text === null ? null : colour(deps, 'red', `agent error: ${text}`);
+}
+
 /** Why the conversation printed is not read live from the sandbox. */
 function storedNote(session: Session, source: string, capturedAt: string | null, omitted: number): string {
   const state = session.sandbox.state === 'archived' ? `Session ${session.id} was deleted` : `Session ${session.id} is ${session.status}`;
@@ -74,6 +81,9 @@ export async function runSessionLogs(id: string, options: SessionLogsOptions, de
       if (text) deps.stdout.write(`${text}\n`);
       if (part.id) printed.add(part.id);
     }
+    const failure = renderFailure(deps, message.info);
+    if (failure) deps.stdout.write(`${failure}\n`);
+    if (failure && message.info?.id) printed.add(`error ${message.info.id}`);
   }
   if (!options.follow) return;
   const stream = await openStream(client, credentials, `${path}/events`);
@@ -89,9 +99,15 @@ export async function runSessionLogs(id: string, options: SessionLogsOptions, de
       const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
       const data = /^data: (.*)$/m.exec(block)?.[1];
       if (!data) continue;
-      const payload = JSON.parse(data) as { status?: string; properties?: { info?: { id?: string; role?: string }; part?: Part & { messageID?: string } } };
+      const payload = JSON.parse(data) as { status?: string; properties?: { info?: RuntimeMessageInfo; part?: Part & { messageID?: string } } };
       if (event === 'session.status' && payload.status) deps.stderr.write(colour(deps, 'dim', `[session ${payload.status}]`) + '\n');
-      if (event === 'message.updated' && payload.properties?.info?.id) roles.set(payload.properties.info.id, payload.properties.info.role ?? 'assistant');
+      const info = event === 'message.updated' ? payload.properties?.info : undefined;
+      if (info?.id) {
+        roles.set(info.id, info.role ?? 'assistant');
+        const failure = printed.has(`error ${info.id}`) ? null : renderFailure(deps, info);
+        if (failure) deps.stdout.write(`${failure}\n`);
+        if (failure) printed.add(`error ${info.id}`);
+      }
       if (event === 'message.part.updated' && payload.properties?.part) {
         const part = payload.properties.part;
         const done = part.type !== 'tool' || part.state?.status === 'completed' || part.state?.status === 'error';

@@ -125,6 +125,8 @@ export const APP_SCRIPT = String.raw`(function () {
     try {
       var info = JSON.parse(event.data).properties.info;
       if (info && info.id) roles[info.id] = info.role;
+      // A reply that failed has no part saying why: the page reads the conversation again, which says it.
+      if (info && info.error && !conversation.querySelector('[data-error="' + CSS.escape(info.id) + '"]')) refetch();
     } catch (e) { /* not a message */ }
   });
   source.addEventListener('message.part.updated', function (event) {

@@ -124,6 +124,7 @@ table.simple td{padding:8px;border-bottom:1px solid var(--border);vertical-align
 .turn{padding:10px 12px;border-radius:10px;background:var(--surface-2);border:1px solid var(--border)}
 .turn-user{background:color-mix(in srgb,var(--info) 8%,var(--surface))}
 .turn-thinking{color:var(--ink-2);font-style:italic}
+.turn-error{background:color-mix(in srgb,var(--danger) 10%,var(--surface));border-color:color-mix(in srgb,var(--danger) 35%,transparent);color:color-mix(in srgb,var(--danger) 75%,var(--ink))}
 .turn-who{font-size:11.5px;font-weight:700;text-transform:uppercase;letter-spacing:.06em;color:var(--ink-3);margin:0 0 4px}
 .turn-text{white-space:pre-wrap;overflow-wrap:anywhere}
 .tool{border:1px solid var(--border);border-radius:10px;background:var(--surface)}

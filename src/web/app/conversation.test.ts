@@ -25,4 +25,12 @@ describe('renderConversation', () => {
     expect(html).toContain('<div class="turn-who">Agent</div><div class="turn-text">Done.</div>');
     expect(html).not.toContain('p6');
   });
+
+  it('shows a reply that failed with why, escaped, where the runtime wrote no part', () => {
+    const html = renderConversation([
+      { info: { id: 'm1', role: 'user' }, parts: [{ id: 'p1', type: 'text', text: 'Hello' }] },
+      { info: { id: 'm2', role: 'assistant', providerID: 'gw', modelID: 'm<1>', error: { name: 'APIError', data: { message: 'Quota <exceeded>' } } }, parts: [] },
+    ]);
+    expect(html).toContain(`<div class="turn turn-error" data-error="m2"><div class="turn-who">The agent's reply failed</div><div class="turn-text">APIError (model gw/m&lt;1&gt;): Quota &lt;exceeded&gt;.</div></div>`);
+  });
 });
