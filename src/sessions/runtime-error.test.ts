@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runtimeErrorText } from './runtime-error.js';
+import { failureKept, runtimeErrorText } from './runtime-error.js';
 
 describe('runtimeErrorText', () => {
   it("says why the runtime's built-in provider failed and what to configure instead (as opencode reports an unreachable model)", () => {
@@ -23,5 +23,11 @@ describe('runtimeErrorText', () => {
     expect(runtimeErrorText({ error: { name: 'MessageAbortedError', data: { message: 'Aborted' } } })).toBe('The reply was stopped before it finished.');
     expect(runtimeErrorText({ role: 'assistant' })).toBeNull();
     expect(runtimeErrorText(undefined)).toBeNull();
+  });
+
+  it('names the endpoint without its query, where a provider may take its key', () => {
+    const error = { name: 'APIError', data: { message: 'Quota exceeded', metadata: { url: 'https://models.example.com/v1/generate?key=secret-key' }, responseBody: 'secret-key' } };
+    expect(runtimeErrorText({ error })).toBe('APIError (https://models.example.com/v1/generate): Quota exceeded.');
+    expect(failureKept(error)).toEqual({ name: 'APIError', data: { message: 'Quota exceeded', metadata: { url: 'https://models.example.com/v1/generate' } } });
   });
 });

@@ -21,6 +21,21 @@ function textOf(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
 }
 
+/** The address a failed request went to, without its query (where a provider may take its key). */
+function endpointOf(value: unknown): string | null {
+  const text = textOf(value);
+  if (text === null || !URL.canParse(text)) return null;
+  const url = new URL(text);
+  return `${url.origin}${url.pathname}`;
+}
+
+/** Only what `runtimeErrorText` reads of a failure (not the provider's response headers and body): svc's stored copy. */
+export function failureKept(error: unknown): unknown {
+  if (!error || typeof error !== 'object') return undefined;
+  const { name, data } = error as { name?: unknown; data?: { message?: unknown; metadata?: { url?: unknown } } };
+  return { name, data: { message: data?.message, metadata: { url: endpointOf(data?.metadata?.url) } } };
+}
+
 function sentence(text: string): string {
   return /[.?!]$/.test(text) ? text : `${text}.`;
 }
@@ -33,7 +48,7 @@ export function runtimeErrorText(info: RuntimeMessageInfo | undefined): string |
   const kind = textOf(name) ?? 'Error';
   if (kind === 'MessageAbortedError') return 'The reply was stopped before it finished.';
   const model = info?.providerID && info.modelID ? `model ${info.providerID}/${info.modelID}` : null;
-  const url = textOf(data?.metadata?.url);
+  const url = endpointOf(data?.metadata?.url);
   const where = [model, url].filter((part): part is string => part !== null).join(' at ');
   const reason = sentence(textOf(data?.message) ?? 'the runtime gave no reason');
   const hint =

@@ -7,7 +7,7 @@
 import type { Services } from '../context.js';
 import { nowIso } from '../db/values.js';
 import { daemonRequest } from './daemon-client.js';
-import type { RuntimeMessageInfo } from './runtime-error.js';
+import { failureKept, type RuntimeMessageInfo } from './runtime-error.js';
 import type { SessionRow } from './session-row.js';
 
 export interface RuntimePart {
@@ -70,7 +70,7 @@ function keptPart(part: RuntimePart): RuntimePart {
 /** Who spoke and, for a reply that failed, why and with which model (runtime-error.ts). */
 function keptInfo(info: RuntimeMessageInfo | undefined): RuntimeMessageInfo {
   const kept: RuntimeMessageInfo = { id: info?.id, role: info?.role };
-  if (info?.error !== undefined) Object.assign(kept, { error: clipValue(info.error), providerID: info.providerID, modelID: info.modelID });
+  if (info?.error !== undefined) Object.assign(kept, { error: clipValue(failureKept(info.error)), providerID: info.providerID, modelID: info.modelID });
   return kept;
 }
 
