@@ -7,7 +7,7 @@
 import type { Services } from '../context.js';
 import { nowIso } from '../db/values.js';
 import { daemonRequest } from './daemon-client.js';
-import { failureKept, type RuntimeMessageInfo } from './runtime-error.js';
+import { failureKept, type RuntimeMessageInfo } from '../shared/runtime-error.js';
 import type { SessionRow } from './session-row.js';
 
 export interface RuntimePart {

@@ -5,7 +5,7 @@
  * happens live from the session's event stream (status changes, each part once it is complete) until
  * interrupted.
  */
-import { runtimeErrorText, type RuntimeMessageInfo } from '../../sessions/runtime-error.js';
+import { runtimeErrorText, type RuntimeMessageInfo } from '../../shared/runtime-error.js';
 import { openStream } from '../api-client.js';
 import type { CliDeps } from '../deps.js';
 import { bold, colour } from '../output.js';

@@ -4,7 +4,7 @@
  * script renders parts that arrive later the same way (see app-script.ts), keyed by the part's id.
  */
 import { escapeAttr, escapeHtml } from '../../dashboards/render/escape.js';
-import { runtimeErrorText } from '../../sessions/runtime-error.js';
+import { runtimeErrorText } from '../../shared/runtime-error.js';
 import type { RuntimeMessage, RuntimePart } from '../../sessions/session-conversation.js';
 
 export type { RuntimeMessage, RuntimePart };
