@@ -7,7 +7,7 @@
 import type { Services } from '../context.js';
 import { nowIso } from '../db/values.js';
 import { daemonRequest } from './daemon-client.js';
-import { failureKept, type RuntimeMessageInfo } from '../shared/runtime-error.js';
+import { failureKept, runtimeErrorText, type RuntimeMessageInfo } from '../shared/runtime-error.js';
 import type { SessionRow } from './session-row.js';
 
 export interface RuntimePart {
@@ -72,6 +72,11 @@ function keptInfo(info: RuntimeMessageInfo | undefined): RuntimeMessageInfo {
   const kept: RuntimeMessageInfo = { id: info?.id, role: info?.role };
   if (info?.error !== undefined) Object.assign(kept, { error: clipValue(failureKept(info.error)), providerID: info.providerID, modelID: info.modelID });
   return kept;
+}
+
+/** Why a reply failed, as a sentence for people (the runtime writes no part for it); null when it did not fail. */
+export function replyFailure(message: RuntimeMessage): string | null {
+  return runtimeErrorText(message.info);
 }
 
 /** The runtime's answer trimmed to what a reader sees and cut to svc's bound, oldest messages first. */

@@ -4,8 +4,7 @@
  * script renders parts that arrive later the same way (see app-script.ts), keyed by the part's id.
  */
 import { escapeAttr, escapeHtml } from '../../dashboards/render/escape.js';
-import { runtimeErrorText } from '../../shared/runtime-error.js';
-import type { RuntimeMessage, RuntimePart } from '../../sessions/session-conversation.js';
+import { replyFailure, type RuntimeMessage, type RuntimePart } from '../../sessions/session-conversation.js';
 
 export type { RuntimeMessage, RuntimePart };
 
@@ -55,7 +54,7 @@ export function renderPart(part: RuntimePart, role: string): string {
 
 /** A reply that failed: why, where the runtime writes no part for it. */
 function renderFailure(message: RuntimeMessage): string {
-  const text = runtimeErrorText(message.info);
+  const text = replyFailure(message);
   if (text === null) return '';
   const id = message.info?.id ? ` data-error="${escapeAttr(message.info.id)}"` : '';
   return `<div class="turn turn-error"${id}><div class="turn-who">The agent's reply failed</div><div class="turn-text">${escapeHtml(text)}</div></div>`;
