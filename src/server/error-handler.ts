@@ -75,8 +75,6 @@ export function formatBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-const WEBHOOK_PATH = /^\/v1\/webhooks\/projects\/[^/]+\/[^/]+\/?$/;
-
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error, { bodyLimit: request.routeOptions.bodyLimit, bodyMissing: request.body === undefined });
@@ -86,11 +84,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     void reply.code(appError.status).type('application/json; charset=utf-8').send(appError.toBody());
   });
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
-    // Someone checking a webhook URL in a browser or with curl learns what the sender must do instead.
-    const error = WEBHOOK_PATH.test(path) && request.method !== 'POST'
-      ? `A webhook URL takes POST only: the sender posts its body there, signed with the trigger's secret (X-Hub-Signature-256 or X-Svc-Signature); got ${request.method}.`
-      : `No route ${request.method} ${path}; see /openapi.json for the API.`;
-    void reply.code(404).type('application/json; charset=utf-8').send({ error, code: 'NOT_FOUND' });
+    void reply
+      .code(404)
+      .type('application/json; charset=utf-8')
+      .send({ error: `No route ${request.method} ${request.url.split('?')[0]}; see /openapi.json for the API.`, code: 'NOT_FOUND' });
   });
 }

@@ -10,6 +10,11 @@ import { startAfterAnswer } from './routes.js';
 import { FireAnswer } from './schemas.js';
 import { WebhookTargets } from './webhook-targets.js';
 
+/** Where a webhook trigger's sender delivers (relative to svc's address). */
+export function webhookPath(projectId: string, slug: string): string {
+  return `/v1/webhooks/projects/${projectId}/${slug}`;
+}
+
 /** Contract §7: webhook bodies up to 1 MiB. */
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 
@@ -23,8 +28,18 @@ export function webhookRoutes(app: FastifyInstance, services: Services): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body));
 
+  // Someone checking a webhook URL in a browser or with curl learns what the sender does instead of "No route".
+  app.route({
+    method: ['GET', 'PUT', 'PATCH', 'DELETE'],
+    url: webhookPath(':projectId', ':slug'),
+    schema: { hide: true },
+    handler: async (request) => {
+      throw new AppError('NOT_FOUND', `A webhook URL takes POST only: the sender posts its body there, signed with the trigger's secret (X-Hub-Signature-256 or X-Svc-Signature); got ${request.method}.`);
+    },
+  });
+
   app.post<{ Params: { projectId: string; slug: string } }>(
-    '/v1/webhooks/projects/:projectId/:slug',
+    webhookPath(':projectId', ':slug'),
     {
       bodyLimit: WEBHOOK_BODY_LIMIT,
       schema: {

@@ -73,6 +73,14 @@ export async function runSessionLogs(id: string, options: SessionLogsOptions, de
   const { body } = await client.request<{ session: Session }>('GET', path);
   const session = body.session;
   const printed = new Set<string>();
+  // A failed reply is printed once, whether read with the conversation or from the live stream.
+  const printFailure = (info: RuntimeMessageInfo | undefined) => {
+    const key = `error ${info?.id ?? ''}`;
+    const failure = printed.has(key) ? null : renderFailure(deps, info);
+    if (failure === null) return;
+    deps.stdout.write(`${failure}\n`);
+    printed.add(key);
+  };
   const { body: conversation } = await client.request<{ source: string; captured_at: string | null; omitted_messages: number; messages: RuntimeMessage[] }>('GET', `${path}/conversation`);
   if (conversation.source !== 'runtime') deps.stderr.write(`${storedNote(session, conversation.source, conversation.captured_at, conversation.omitted_messages)}\n`);
   for (const message of conversation.messages) {
@@ -81,9 +89,7 @@ export async function runSessionLogs(id: string, options: SessionLogsOptions, de
       if (text) deps.stdout.write(`${text}\n`);
       if (part.id) printed.add(part.id);
     }
-    const failure = renderFailure(deps, message.info);
-    if (failure) deps.stdout.write(`${failure}\n`);
-    if (failure && message.info?.id) printed.add(`error ${message.info.id}`);
+    printFailure(message.info);
   }
   if (!options.follow) return;
   const stream = await openStream(client, credentials, `${path}/events`);
@@ -104,9 +110,7 @@ export async function runSessionLogs(id: string, options: SessionLogsOptions, de
       const info = event === 'message.updated' ? payload.properties?.info : undefined;
       if (info?.id) {
         roles.set(info.id, info.role ?? 'assistant');
-        const failure = printed.has(`error ${info.id}`) ? null : renderFailure(deps, info);
-        if (failure) deps.stdout.write(`${failure}\n`);
-        if (failure) printed.add(`error ${info.id}`);
+        printFailure(info);
       }
       if (event === 'message.part.updated' && payload.properties?.part) {
         const part = payload.properties.part;

@@ -17,6 +17,7 @@ import { listFires, listTriggers } from '../../triggers/list-triggers.js';
 import { presentFire, presentTrigger, presentTriggerError } from '../../triggers/presenters.js';
 import { startAfterAnswer } from '../../triggers/routes.js';
 import { definitionOf } from '../../triggers/trigger-row.js';
+import { webhookPath } from '../../triggers/webhook-routes.js';
 import { sendPage } from '../send-page.js';
 import { csrfField, requireFormToken } from './csrf.js';
 import { sessionLink } from './projects-pages.js';
@@ -111,7 +112,7 @@ interface WebhookReceiverFacts {
   secretSet: boolean;
 }
 
-function webhookHtml(view: ProjectView, trigger: Trigger, receiver: WebhookReceiverFacts): string {
+function webhookHtml(view: ProjectView, receiver: WebhookReceiverFacts): string {
   const name = `<code>${escapeHtml(receiver.secretName)}</code>`;
   const unset = receiver.secretSet
     ? ''
@@ -131,7 +132,7 @@ function renderTrigger(view: ProjectView, trigger: Trigger, fires: Fire[], failu
     `<div><dt>Last fire</dt><dd>${trigger.last_fired_at ? timeElement(trigger.last_fired_at) : 'Never'}</dd></div>` +
     `<div><dt>Session</dt><dd>${escapeHtml(trigger.session_mode)}${trigger.session_id ? ` <a href="${escapeAttr(sessionLink(view, trigger.session_id))}"><code>${escapeHtml(trigger.session_id.slice(0, 8))}</code></a>` : ''}</dd></div>` +
     `<div><dt>Agent</dt><dd>${escapeHtml(trigger.agent)}${trigger.model ? ` (${escapeHtml(trigger.model)})` : ''}</dd></div></dl>`;
-  const webhook = receiver ? webhookHtml(view, trigger, receiver) : '';
+  const webhook = receiver ? webhookHtml(view, receiver) : '';
   const recent = fires.length > 0 ? `<ul class="rows">${fires.map((fire) => fireRow(view, fire)).join('')}</ul>` : '<p class="muted">No fires in the last 30 days.</p>';
   return (
     `<section class="panel trigger" id="${escapeAttr(triggerAnchor(trigger.slug))}" aria-labelledby="${escapeAttr(`${triggerAnchor(trigger.slug)}-title`)}">` +
@@ -161,7 +162,7 @@ async function renderTriggers(view: ProjectView, failure?: FireFailure): Promise
     const row = listing.triggers[index];
     const definition = row ? definitionOf(row) : null;
     if (definition?.type !== 'webhook') return null;
-    const url = `${view.ctx.config.baseUrl}/v1/webhooks/projects/${view.project.id}/${definition.slug}`;
+    const url = view.ctx.config.baseUrl + webhookPath(view.project.id, definition.slug);
     return { url, secretName: definition.secret_env, secretSet: secretsSet.has(definition.secret_env) };
   };
   const list = triggers.length > 0 ? triggers.map((trigger, index) => renderTrigger(view, trigger, fires[index] ?? [], failure, receiverOf(index))).join('') : listing.manifest.path ? '<div class="empty-state"><h2>No triggers</h2><p>The manifest declares none.</p></div>' : '';
