@@ -138,7 +138,7 @@ describe(`repeated webhook deliveries (${testDialect})`, () => {
   });
 });
 
-// On PostgreSQL a delivery with no other group being written is decided from what the last group left and written by
+// On PostgreSQL a delivery is decided from what the last group left and written by
 // one statement, which writes only if the database still holds that (fire-batch.ts); else it is decided again.
 describe(`webhook deliveries one after another (${testDialect})`, () => {
   const server = serverPerSuite();

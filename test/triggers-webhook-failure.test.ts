@@ -2,8 +2,8 @@
  * The receiver's 500 (spec 3 "Errors": authentication succeeded but the fire failed): the database refuses
  * to record the fire. The sender is told to deliver again with the contract's error body, nothing of the
  * refused delivery is left behind (no fire, no last_fired_at), and the same delivery sent again once the
- * database accepts writes is recorded as a new fire, not a duplicate: nothing is lost. Fires decided while such
- * a group was being written (PostgreSQL overlaps them) are decided again from what was committed.
+ * database accepts writes is recorded as a new fire, not a duplicate: nothing is lost. Fires that arrived while such
+ * a group was being written are decided from what was committed.
  */
 import { createHmac } from 'node:crypto';
 import { sql } from 'kysely';
@@ -48,7 +48,7 @@ async function refuseFires(): Promise<void> {
 
 /**
  * As `refuseFires`, for the one delivery id given: the group holding it cannot be written, the others can. On
- * PostgreSQL the refusal takes a while, so the fires behind it are read and decided while it is written.
+ * PostgreSQL the refusal takes a while, so the fires behind it arrive while it is written.
  */
 async function refuseDelivery(deliveryId: string): Promise<void> {
   const db = svc.server.services.db;

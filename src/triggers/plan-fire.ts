@@ -112,11 +112,8 @@ export async function accountSlots(db: Kysely<Database>, accountId: string, befo
  * `active`), so that one query answers for every account of a group of fires: each query is a round trip. Read
  * them with `slotsOfRow`.
  */
-export function accountSlotsColumns(
-  /** Fires left out of the count (groups still being written, which the caller counts itself). */
-  notAmong: readonly string[],
-): RawBuilder<unknown> {
-  return sql`(select count(*) from (select 1 from trigger_fires f where f.account_id = p.account_id and f.status = 'queued' and f.started_at is null and f.id <> all(${[...notAmong]}::text[]) limit ${WAITING_LIMIT}) earlier) as waiting,
+export function accountSlotsColumns(): RawBuilder<unknown> {
+  return sql`(select count(*) from (select 1 from trigger_fires f where f.account_id = p.account_id and f.status = 'queued' and f.started_at is null limit ${WAITING_LIMIT}) earlier) as waiting,
     (select count(*) from sessions x where x.account_id = p.account_id and x.status in (${sql.join(ACTIVE_STATUSES)})) as active`;
 }
 

@@ -115,8 +115,6 @@ export async function recordFiresIn(
   known: {
     slots?: ReadonlyMap<string, AccountSlots>;
     deliveries?: ReadonlyMap<string, RecordedDelivery>;
-    /** Fires recorded just before these, perhaps not committed yet: a delivery among them makes a later one its duplicate. */
-    earlier?: readonly TriggerFireRow[];
   } = {},
   /** Writes the fires decided (`writeFires`); fire-batch.ts writes a group of fresh-session fires itself. */
   writer: (rows: readonly TriggerFireRow[]) => Promise<void> = (rows) => writeFires(trx, settings.dialect, rows),
@@ -126,7 +124,6 @@ export async function recordFiresIn(
   let unwritten: TriggerFireRow[] = [];
   const slots = new Map<string, AccountSlots>(known.slots);
   const deliveries = new Map<string, TriggerFireRow>();
-  for (const row of known.earlier ?? []) if (row.delivery_id) deliveries.set(deliveryKey(row.project_id, row.trigger_slug, row.delivery_id), row);
   const recorded = known.deliveries ?? (await recordedDeliveries(trx, dialect, inputs));
   const write = async () => {
     await writer(unwritten);

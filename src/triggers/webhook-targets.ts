@@ -83,14 +83,12 @@ export interface ConfirmationRow {
 export function confirmationQuery(
   dialect: Dialect,
   targets: readonly WebhookTarget[],
-  /** Fires the accounts' queues are counted without (PostgreSQL: fire-batch.ts's groups still being written). */
-  notAmong: readonly string[] = [],
 ): RawBuilder<ConfirmationRow> {
   const projectIds = [...new Set(targets.map((target) => target.project.id))];
   const names = [...new Set(targets.map((target) => target.trigger.secret_env))];
   const among = (values: string[]) => (dialect === 'postgres' ? sql`= any(${values}::text[])` : sql`in (${sql.join(values)})`);
   // On SQLite the slots are asked apart (`confirm`): no round trip to save, and its subqueries ran four times slower here.
-  const slots = dialect === 'postgres' ? sql`, ${accountSlotsColumns(notAmong)}` : sql``;
+  const slots = dialect === 'postgres' ? sql`, ${accountSlotsColumns()}` : sql``;
   return sql<ConfirmationRow>`select m.project_id, m.commit_sha, m.synced_at, s.name, s.value, p.account_id${slots}
     from trigger_manifests m join projects p on p.id = m.project_id
     left join secrets s on s.project_id = m.project_id and s.name ${among(names)}
