@@ -53,7 +53,9 @@ afterAll(async () => {
 }, 120_000);
 
 const base = () => `/v1/projects/${projectId}/sessions`;
-const running = (session: DrivenSession) => driver.until('it runs', session.id, (s) => s.status === 'running' && s.runtime_session_id !== null, 60_000);
+// Three sandboxes boot at once on the private engine while other test files run: on a busy 2-core machine the
+// agent runtime inside one took over 60 s to answer (CI, 2026-11-29), where it takes a few seconds alone.
+const running = (session: DrivenSession) => driver.until('it runs', session.id, (s) => s.status === 'running' && s.runtime_session_id !== null, 120_000);
 const failed = (session: DrivenSession) => driver.until('it fails', session.id, (s) => s.status === 'failed', 30_000);
 
 async function runningWithFile(): Promise<DrivenSession> {
@@ -91,7 +93,7 @@ async function deleteWithoutTrace(sessionId: string): Promise<void> {
 }
 
 describe(`a real Docker engine restarted under svc (${testDialect})`, () => {
-  it('fails the sessions of an engine that was killed, saying so, answers meanwhile (create, resume, stop and delete too), leaves nothing once the engine is back but the files a resume needs, and resumes with its files', { timeout: 120_000 }, async () => {
+  it('fails the sessions of an engine that was killed, saying so, answers meanwhile (create, resume, stop and delete too), leaves nothing once the engine is back but the files a resume needs, and resumes with its files', { timeout: 240_000 }, async () => {
     const other = unwatching!;
     const [session, doomed, unwatched] = await Promise.all([
       runningWithFile(),
@@ -138,7 +140,7 @@ describe(`a real Docker engine restarted under svc (${testDialect})`, () => {
     await deleteWithoutTrace(createdWhileDown!.id);
   });
 
-  it('fails the session of an engine shut down cleanly, saying so, and resumes it with its files once the engine is back', { timeout: 120_000 }, async () => {
+  it('fails the session of an engine shut down cleanly, saying so, and resumes it with its files once the engine is back', { timeout: 240_000 }, async () => {
     const session = await runningWithFile();
     try {
       await engine!.stop('SIGTERM');
