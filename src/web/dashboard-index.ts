@@ -62,7 +62,7 @@ export function renderDashboardIndex(dashboards: readonly DashboardSummary[]): s
       // Not "Other", which a group may well be called.
       const title = group.name ?? (named ? 'Ungrouped' : '');
       const heading = title
-        ? `<h2 class="dgroup-title">${escapeHtml(title)}<span class="dgroup-count">${group.dashboards.length}</span></h2>`
+        ? `<h2 class="dgroup-title"><span class="dgroup-name">${escapeHtml(title)}</span><span class="dgroup-count">${group.dashboards.length}</span></h2>`
         : '';
       // The group's name takes part in the filter: "platform" finds every dashboard of the Platform group.
       return `<section class="dgroup" data-group="${escapeAttr(group.name ?? '')}">${heading}<ul class="cards">${group.dashboards.map(renderCard).join('')}</ul></section>`;

@@ -195,6 +195,8 @@ bdi{unicode-bidi:isolate}
 /* dashboard header */
 .dash-head{margin:0 0 30px}
 .dash-head::before{content:"";display:block;width:36px;height:4px;border-radius:2px;background:var(--t,var(--accent));margin:0 0 14px}
+/* An unbroken string (a path, a hash, a URL) breaks anywhere rather than widening a dashboard past the screen. */
+.dash{overflow-wrap:anywhere}
 .dash-kicker{display:flex;flex-wrap:wrap;align-items:center;font-size:12.5px;color:var(--ink-3)}
 .dash-group{color:var(--t-ink,var(--ink-2));font-weight:650;text-transform:uppercase;letter-spacing:.07em;font-size:11.5px}
 .dash-title{font-size:30px;line-height:1.18;letter-spacing:-.022em;margin:6px 0 6px;font-weight:720}
@@ -271,7 +273,7 @@ bdi{unicode-bidi:isolate}
 .stat-value{font-size:28px;line-height:1.15;font-weight:720;letter-spacing:-.022em;font-variant-numeric:tabular-nums}
 .stat[class*="t-"] .stat-value{color:var(--t-ink)}
 .stat.t-neutral .stat-value{color:var(--ink)}
-.delta{display:inline-flex;align-items:center;gap:4px;font-size:12px;font-weight:650;color:var(--t-ink);background:var(--t-soft);padding:1px 7px;border-radius:999px;white-space:nowrap}
+.delta{display:inline-flex;align-items:center;gap:4px;max-width:100%;overflow:hidden;font-size:12px;font-weight:650;color:var(--t-ink);background:var(--t-soft);padding:1px 7px;border-radius:999px;white-space:nowrap}
 .delta [aria-hidden]{font-size:9px}
 .stat-sub{font-size:12px;color:var(--ink-3);margin-top:2px}
 .stat-spark{height:34px;margin-top:10px}
@@ -311,7 +313,7 @@ bdi{unicode-bidi:isolate}
 .prog-value{color:var(--ink-2);font-variant-numeric:tabular-nums;font-weight:600}
 .bar{height:7px;background:var(--sunken);border-radius:4px;overflow:hidden}
 .score-overall{display:flex;gap:14px;align-items:center;margin:0 0 16px;padding:0 0 16px;border-bottom:1px solid var(--border)}
-.grade{flex:none;min-width:58px;height:58px;padding:0 10px;border-radius:14px;background:var(--t-soft);color:var(--t-ink);display:grid;place-items:center;font-size:26px;font-weight:780;letter-spacing:-.02em}
+.grade{flex:0 1 auto;min-width:58px;max-width:45%;min-height:58px;padding:0 10px;border-radius:14px;background:var(--t-soft);color:var(--t-ink);display:grid;place-items:center;font-size:26px;font-weight:780;letter-spacing:-.02em}
 .score-overall-label{font-weight:650;font-size:15px}
 .score-overall-detail{color:var(--ink-2);font-size:13px;margin-top:2px}
 .criteria{display:grid;gap:14px}
@@ -611,13 +613,14 @@ td .spark{display:inline-block;vertical-align:middle;width:76px;height:20px;marg
 .index-head p{margin:0;color:var(--ink-3)}
 .dgroup{margin:0 0 34px}
 .dgroup-title{font-size:12px;font-weight:700;text-transform:uppercase;letter-spacing:.08em;color:var(--ink-3);margin:0 0 12px;display:flex;align-items:center;gap:10px}
-.dgroup-count{font-weight:600;color:var(--ink-3);background:var(--sunken);border-radius:999px;padding:0 8px;letter-spacing:0}
+.dgroup-name{min-width:0;overflow-wrap:anywhere}
+.dgroup-count{flex:none;font-weight:600;color:var(--ink-3);background:var(--sunken);border-radius:999px;padding:0 8px;letter-spacing:0}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,290px),1fr));gap:14px;list-style:none;margin:0;padding:0}
 .card{position:relative;display:flex;flex-direction:column;gap:6px;height:100%;padding:18px 18px 14px;background:var(--surface);border:1px solid var(--border);border-radius:12px;box-shadow:var(--shadow);color:var(--ink);overflow:hidden;transition:border-color .12s,transform .12s}
 .card::before{content:"";position:absolute;left:0;right:0;top:0;height:3px;background:var(--t,var(--border-strong))}
 .card:hover{text-decoration:none;border-color:var(--border-strong);transform:translateY(-1px)}
-.card-title{font-size:15.5px;font-weight:680;letter-spacing:-.01em}
-.card-sub{font-size:13px;color:var(--ink-2);display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden}
+.card-title{font-size:15.5px;font-weight:680;letter-spacing:-.01em;overflow-wrap:anywhere}
+.card-sub{overflow-wrap:anywhere;font-size:13px;color:var(--ink-2);display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden}
 .card-foot{margin-top:auto;padding-top:8px;display:flex;flex-wrap:wrap;align-items:center;gap:4px 10px;font-size:12px;color:var(--ink-3)}
 .card-tag{font-size:11px;font-weight:650;text-transform:uppercase;letter-spacing:.05em;padding:0 7px;border-radius:999px;background:var(--sunken);color:var(--ink-2)}
 .empty-state{text-align:center;padding:64px 16px;border:1px dashed var(--border-strong);border-radius:14px;color:var(--ink-2)}

@@ -73,15 +73,16 @@ export function hostileBlock(kind: Block['type'], payload: string, url: string):
 
 export function hostileSpec(slug: string, payload: string, url: string): DashboardSpec {
   const sections: Section[] = [
-    { id: payload.slice(0, 80), title: payload, note: payload, blocks: BLOCK_KINDS.map((kind) => ({ ...hostileBlock(kind, payload, url), id: payload.slice(0, 80) })) },
+    { id: payload.slice(0, 80), title: payload.slice(0, 200), note: payload.slice(0, 400), blocks: BLOCK_KINDS.map((kind) => ({ ...hostileBlock(kind, payload, url), id: payload.slice(0, 80) })) },
   ];
+  // Each field cut to the schema's limit, so that a long payload is still a spec svc publishes.
   return {
     slug,
     title: payload.slice(0, 200),
-    subtitle: payload,
+    subtitle: payload.slice(0, 400),
     group: payload.slice(0, 80),
     tone: 'danger',
-    svc: { agent: payload, sessionId: payload.slice(0, 80), context: payload },
+    svc: { agent: payload.slice(0, 120), sessionId: payload.slice(0, 80), context: payload.slice(0, 4000) },
     meta: [{ label: payload.slice(0, 80), value: payload.slice(0, 200), tone: 'info' }],
     highlights: [{ label: payload.slice(0, 80), value: payload }],
     sections,
