@@ -13,9 +13,11 @@ import { defineConfig } from 'vitest/config';
  * Tests under test/ that run once: those that need no database (the in-sandbox daemon, the sandbox providers'
  * conformance suite, the import boundaries, the documentation), and those that use one only as the place svc
  * keeps its state while their subject is elsewhere: a sandbox provider's faults and its engine's restarts
- * (what they write, a session failed or resumed, the sessions tests cover on both databases), and the rendering
- * of dashboards in Chromium (the dashboards API tests cover their storage on both). Run twice, these were a
- * third of the PostgreSQL pass and kept CI over its 30 minutes.
+ * (what they write, a session failed or resumed, the sessions tests cover on both databases), the rendering
+ * of dashboards (in Chromium and on the render threads; the dashboards API tests cover their storage on both),
+ * the web app's pages in Chromium (they call the services whose API tests run on both; the whole loop in
+ * Chromium still runs on both), and `svc serve` itself, which its tests start on SQLite whatever the pass.
+ * Run twice, these were half of the PostgreSQL pass and kept CI over its 30 minutes.
  */
 const testsRunOnce = [
   'test/daemon-*.test.ts',
@@ -25,6 +27,14 @@ const testsRunOnce = [
   'test/sessions-faults*.test.ts',
   'test/sessions-docker-*engine-restart.test.ts',
   'test/browser-dashboards.test.ts',
+  'test/browser-change-requests.test.ts',
+  'test/browser-page-fixes.test.ts',
+  'test/browser-sessions.test.ts',
+  'test/browser-settings.test.ts',
+  'test/browser-triggers.test.ts',
+  'test/render-fairness.test.ts',
+  'test/threads.test.ts',
+  'test/serve.test.ts',
 ];
 
 export default defineConfig({
