@@ -195,8 +195,10 @@ bdi{unicode-bidi:isolate}
 /* dashboard header */
 .dash-head{margin:0 0 30px}
 .dash-head::before{content:"";display:block;width:36px;height:4px;border-radius:2px;background:var(--t,var(--accent));margin:0 0 14px}
-/* An unbroken string (a path, a hash, a URL) breaks anywhere rather than widening a dashboard past the screen. */
+/* An unbroken string (a path, a hash, a URL) breaks anywhere rather than widening a dashboard past the screen;
+   a table keeps its columns' widths and scrolls instead (on paper its cells wrap: the print rules). */
 .dash{overflow-wrap:anywhere}
+.dash .tbl,.dash .prose table{overflow-wrap:break-word}
 .dash-kicker{display:flex;flex-wrap:wrap;align-items:center;font-size:12.5px;color:var(--ink-3)}
 .dash-group{color:var(--t-ink,var(--ink-2));font-weight:650;text-transform:uppercase;letter-spacing:.07em;font-size:11.5px}
 .dash-title{font-size:30px;line-height:1.18;letter-spacing:-.022em;margin:6px 0 6px;font-weight:720}
