@@ -622,7 +622,7 @@ td .spark{display:inline-block;vertical-align:middle;width:76px;height:20px;marg
 .card::before{content:"";position:absolute;left:0;right:0;top:0;height:3px;background:var(--t,var(--border-strong))}
 .card:hover{text-decoration:none;border-color:var(--border-strong);transform:translateY(-1px)}
 .card-title{font-size:15.5px;font-weight:680;letter-spacing:-.01em;overflow-wrap:anywhere}
-.card-sub{overflow-wrap:anywhere;font-size:13px;color:var(--ink-2);display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden}
+.card-sub{font-size:13px;color:var(--ink-2);display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden;overflow-wrap:anywhere}
 .card-foot{margin-top:auto;padding-top:8px;display:flex;flex-wrap:wrap;align-items:center;gap:4px 10px;font-size:12px;color:var(--ink-3)}
 .card-tag{font-size:11px;font-weight:650;text-transform:uppercase;letter-spacing:.05em;padding:0 7px;border-radius:999px;background:var(--sunken);color:var(--ink-2)}
 .empty-state{text-align:center;padding:64px 16px;border:1px dashed var(--border-strong);border-radius:14px;color:var(--ink-2)}

@@ -4,7 +4,7 @@
  * their limits and URI fields get hostile URLs). Used by the page tests and the browser tests.
  */
 import { validBlocks } from '../../fixtures/valid-blocks.js';
-import { BLOCK_KINDS, blockSchemas, type Block, type DashboardSpec, type Section } from '../../spec-schema.js';
+import { BLOCK_KINDS, blockSchemas, dashboardSpecSchema, sectionSchema, type Block, type DashboardSpec, type Section } from '../../spec-schema.js';
 
 /** Strings that would run script if any field reached the page unescaped. */
 export const XSS_PAYLOADS = [
@@ -72,21 +72,20 @@ export function hostileBlock(kind: Block['type'], payload: string, url: string):
 }
 
 export function hostileSpec(slug: string, payload: string, url: string): DashboardSpec {
-  const sections: Section[] = [
-    { id: payload.slice(0, 80), title: payload.slice(0, 200), note: payload.slice(0, 400), blocks: BLOCK_KINDS.map((kind) => ({ ...hostileBlock(kind, payload, url), id: payload.slice(0, 80) })) },
-  ];
-  // Each field cut to the schema's limit, so that a long payload is still a spec svc publishes.
-  return {
-    slug,
-    title: payload.slice(0, 200),
-    subtitle: payload.slice(0, 400),
-    group: payload.slice(0, 80),
+  const blocks = BLOCK_KINDS.map((kind) => ({ ...hostileBlock(kind, payload, url), id: payload.slice(0, 80) }));
+  // Every other free-text field gets the payload cut to the schema's limit, so that a long payload is still a
+  // spec svc publishes.
+  const section = { ...(hostileValue({ id: '', title: '', note: '' }, sectionSchema as SchemaNode, payload, url) as object), blocks } as Section;
+  const fields = {
+    title: '',
+    subtitle: '',
+    group: '',
     tone: 'danger',
-    svc: { agent: payload.slice(0, 120), sessionId: payload.slice(0, 80), context: payload.slice(0, 4000) },
-    meta: [{ label: payload.slice(0, 80), value: payload.slice(0, 200), tone: 'info' }],
-    highlights: [{ label: payload.slice(0, 80), value: payload }],
-    sections,
+    svc: { agent: '', sessionId: '', context: '' },
+    meta: [{ label: '', value: '', tone: 'info' }],
+    highlights: [{ label: '', value: '' }],
   };
+  return { slug, ...(hostileValue(fields, dashboardSpecSchema as SchemaNode, payload, url) as Omit<DashboardSpec, 'slug' | 'sections'>), sections: [section] };
 }
 
 /** A spec whose chart option writes hostile strings where ECharts puts them into attributes. */
