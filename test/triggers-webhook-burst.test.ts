@@ -5,8 +5,10 @@
  * deliveries recorded earlier are found for the whole group at once, each the duplicate of its own fire.
  */
 import { randomUUID } from 'node:crypto';
+import { CompiledQuery, type Compilable } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../src/git/testing/fixtures.js';
+import { accountsWithQueues, oldestQueuedFire } from '../src/triggers/dispatch-fires.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
 import { deliverSigned, idleRuntimeCommand, webhookProject, type TriggerProject } from './support/trigger-fixtures.js';
 
@@ -43,6 +45,36 @@ async function newProject(): Promise<TriggerProject> {
   const project = await webhookProject(svc, `Burst ${randomUUID()}`, MANIFEST, SECRET);
   expect((await svc.request('GET', `/v1/projects/${project.id}/triggers`)).body.triggers).toHaveLength(2);
   return project;
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  Plans?: PlanNode[];
+}
+
+function planNodes(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(planNodes)];
+}
+
+/**
+ * How the database runs a query, as lines a person reads: PostgreSQL's executed plan (each node, the rows it
+ * returned per loop) or SQLite's query plan.
+ */
+async function queryPlan(query: Compilable): Promise<{ lines: string[]; firesRowsPerLoop: number[] }> {
+  const { db } = svc.server.services;
+  const compiled = query.compile();
+  if (testDialect === 'postgres') {
+    const { rows } = await db.executeQuery<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(CompiledQuery.raw(`explain (analyze, format json) ${compiled.sql}`, [...compiled.parameters]));
+    const nodes = planNodes(rows[0]!['QUERY PLAN'][0]!.Plan);
+    return {
+      lines: nodes.map((node) => `${node['Node Type']}${node['Relation Name'] ? ` on ${node['Relation Name']}` : ''}: ${node['Actual Rows']} rows`),
+      firesRowsPerLoop: nodes.filter((node) => node['Relation Name'] === 'trigger_fires').map((node) => node['Actual Rows']),
+    };
+  }
+  const { rows } = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]));
+  return { lines: rows.map((row) => row.detail), firesRowsPerLoop: [] };
 }
 
 function deliver(project: TriggerProject, slug: string, n: number, deliveryId: string) {
@@ -85,6 +117,7 @@ describe(`webhook deliveries that arrive together (${testDialect})`, () => {
     const listed = (await svc.request('GET', `/v1/projects/${project.id}/triggers`)).body.triggers as Array<{ slug: string; last_fired_at: string | null }>;
     expect(listed.find((trigger) => trigger.slug === 'fresh')?.last_fired_at).not.toBeNull();
   });
+
 
   it('sends the fires of a reuse trigger that arrive at once to one session', async () => {
     const project = await newProject();
@@ -173,5 +206,36 @@ describe(`webhook deliveries one after another (${testDialect})`, () => {
     expect(reasons.at(-1)).toBe(waits(1));
     const fires = (await svc.request('GET', `/v1/projects/${project.id}/triggers/fresh/fires`)).body.fires as Array<{ status: string }>;
     expect(fires).toHaveLength(8);
+  });
+});
+
+// A server of its own: the queue this suite leaves would stand ahead of the other suites' fires.
+describe(`the dispatcher's reads of a long queue (${testDialect})`, () => {
+  const server = serverPerSuite();
+  beforeEach(() => {
+    svc = server();
+  });
+
+  it("finds the accounts with a queue and an account's next fire from one entry each, however long the queue", async () => {
+    const project = await newProject();
+    expect([201, 429]).toContain((await svc.request('POST', `/v1/projects/${project.id}/sessions`, { body: {} })).status);
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, n) => deliver(project, 'fresh', n, randomUUID())));
+    expect(answers.map((answer) => answer.body.status)).toEqual(Array(40).fill('queued'));
+    const { account_id: accountId } = await svc.server.services.db.selectFrom('projects').select('account_id').where('id', '=', project.id).executeTakeFirstOrThrow();
+
+    const next = await oldestQueuedFire(svc.server.services, accountId).execute();
+    const oldest = await svc.server.services.db.selectFrom('trigger_fires').select('id').where('account_id', '=', accountId).where('status', '=', 'queued').orderBy('fired_at').orderBy('id').limit(1).execute();
+    expect(next.map((fire) => fire.id)).toEqual(oldest.map((fire) => fire.id));
+    expect((await accountsWithQueues(svc.server.services).execute()).map((account) => account.id)).toContain(accountId);
+
+    // A queue read whole (a sort of every queued fire, or a join over them) costs each dispatch pass as much as
+    // the queue is long: each plan reads at most one fire at a time.
+    for (const query of [oldestQueuedFire(svc.server.services, accountId), accountsWithQueues(svc.server.services)]) {
+      const plan = await queryPlan(query);
+      const shown = plan.lines.join('\n');
+      expect(shown).not.toMatch(/sort|hashaggregate|temp b-tree|scan (f|trigger_fires)\b/i);
+      expect(shown).toMatch(/trigger_fires/);
+      for (const rows of plan.firesRowsPerLoop) expect(rows, shown).toBeLessThanOrEqual(1);
+    }
   });
 });

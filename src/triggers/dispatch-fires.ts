@@ -105,10 +105,10 @@ export async function dispatchWaitingFires(services: Services, holder: string, o
   const recorded = await unclaimed(waitingFires(services).where('status', '=', 'fired')).select('id').orderBy('fired_at').limit(BATCH).execute();
   await startFires(services, recorded.map((fire) => fire.id), holder, onError, stopped);
 
-  const accounts = await accountsWithQueues(services);
-  for (const accountId of accounts) {
+  const accounts = await accountsWithQueues(services).execute();
+  for (const { id: accountId } of accounts) {
     for (let started = 0; started < BATCH && !stopped(); started++) {
-      const oldest = await waitingFires(services).where('status', '=', 'queued').where('account_id', '=', accountId).select(['id', 'claimed_until']).orderBy('fired_at').orderBy('id').limit(1).executeTakeFirst();
+      const oldest = await oldestQueuedFire(services, accountId).executeTakeFirst();
       if (!oldest || (oldest.claimed_until !== null && oldest.claimed_until >= now)) break;
       try {
         const outcome = await startFire(services, oldest.id, holder);
@@ -122,18 +122,20 @@ export async function dispatchWaitingFires(services: Services, holder: string, o
 }
 
 /**
- * The accounts with fires queued: each account asked on `trigger_fires_pending`, since accounts are few and a
- * queue can be long (`select distinct` over the queued fires read all of them, every pass).
+ * The accounts with fires queued: each account asked for one entry of `trigger_fires_pending_oldest`, since
+ * accounts are few and a queue can be long. Asked as a subquery with a limit, not `exists`, which PostgreSQL may
+ * turn into a join that reads every queued fire (it did, 5.4 ms for 8,000, while the table had no statistics).
  */
-async function accountsWithQueues(services: Services): Promise<string[]> {
-  const rows = await services.db
+export function accountsWithQueues(services: Services) {
+  return services.db
     .selectFrom('accounts as a')
     .select('a.id')
-    .where(({ exists, selectFrom }) =>
-      exists(selectFrom('trigger_fires as f').select(sql<number>`1`.as('one')).whereRef('f.account_id', '=', 'a.id').where('f.status', '=', 'queued').where('f.started_at', 'is', null)),
-    )
-    .execute();
-  return rows.map((row) => row.id);
+    .where(sql<SqlBool>`(select 1 from trigger_fires f where f.account_id = a.id and f.status = 'queued' and f.started_at is null limit 1) is not null`);
+}
+
+/** The account's queued fire that starts next: the first entry of `trigger_fires_pending_oldest` for the account. */
+export function oldestQueuedFire(services: Services, accountId: string) {
+  return waitingFires(services).where('status', '=', 'queued').where('account_id', '=', accountId).select(['id', 'claimed_until']).orderBy('fired_at').orderBy('id').limit(1);
 }
 
 function waitingFires(services: Services) {

@@ -92,7 +92,7 @@ export interface AccountSlots {
 /**
  * How many fires of the account wait (before the given one, when set), up to a bound: a long queue is not
  * counted row by row on every fire. SQL text, since every webhook fire asks (building the query took longer
- * than running it on trigger_fires_pending). The active sessions are counted only when nothing waits.
+ * than running it on trigger_fires_pending_oldest). The active sessions are counted only when nothing waits.
  */
 export async function accountSlots(db: Kysely<Database>, accountId: string, before?: { firedAt: string; fireId: string }): Promise<AccountSlots> {
   const earlier = before ? sql` and fired_at < ${before.firedAt} and id <> ${before.fireId}` : sql``;

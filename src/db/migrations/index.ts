@@ -18,6 +18,7 @@ import { sandboxUnstopped } from './0018-sandbox-unstopped.js';
 import { triggerFireDeliveryFirst } from './0019-trigger-fire-delivery-first.js';
 import { triggerFiresUnstarted } from './0020-trigger-fires-unstarted.js';
 import { triggerFiresPending } from './0021-trigger-fires-pending.js';
+import { triggerFiresPendingOldest } from './0022-trigger-fires-pending-oldest.js';
 
 /**
  * Migrations are code, not files read at run time, so they ship inside the build. Names sort in order;
@@ -41,6 +42,7 @@ const migrations: Record<string, MigrationFactory> = {
   '0019_trigger_fire_delivery_first': triggerFireDeliveryFirst,
   '0020_trigger_fires_unstarted': triggerFiresUnstarted,
   '0021_trigger_fires_pending': triggerFiresPending,
+  '0022_trigger_fires_pending_oldest': triggerFiresPendingOldest,
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
