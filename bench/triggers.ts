@@ -1,7 +1,8 @@
 /**
  * Triggers. The webhook receiver's 202 path (signature checked, fire recorded, answered) on SQLite and on
  * PostgreSQL, each beside a floor measured in the same run: a bare node:http server doing only the HMAC, in
- * its own process as svc is; then the receiver's p99 at a fixed 1,000 requests/s. A manifest of 10,000 triggers
+ * its own process as svc is; then the receiver's p99 at a fixed 1,000 requests/s, beside the floor's and, on
+ * PostgreSQL, beside the database's own commits at that pace (no receiver answers before its commit). A manifest of 10,000 triggers
  * pushed: how long until they are read and what other requests wait meanwhile. BENCH_TRIGGERS=webhook, manifest
  * or cron runs one part. The scheduler: many cron triggers due every few seconds on
  * three replicas sharing one PostgreSQL database, how late each fire was (fired_at − due_at), fires twice
@@ -15,7 +16,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { loadServer, type LoadResult } from './http-load.js';
-import { pacedLoad } from './paced-load.js';
+import { pacedCalls, pacedLoad, type PacedResult } from './paced-load.js';
 import { benchApi, benchProject, cpuSeconds, round, startBenchServer, waitUntilIdle, type BenchServer } from './support.js';
 
 const SECRET = 'bench-webhook-secret';
@@ -94,17 +95,48 @@ async function postgresSchema(): Promise<{ url: string; drop(): Promise<void> } 
   };
 }
 
+/**
+ * The database's own share of the 10 ms target: svc's latest fire row, written again and again at 1,000/s straight
+ * to an empty table made like trigger_fires (its columns and indexes), each by one INSERT in its own commit (eight
+ * connections, so a slow commit holds up only those the database makes wait). A webhook fire is answered only
+ * once its commit is durable: no receiver writing these rows to this database answers faster. A table of its own,
+ * so that svc's dispatcher never sees these rows and the loads after this one find svc's table as svc left it.
+ */
+async function postgresCommitsAtPace(url: string): Promise<PacedResult> {
+  const pool = new pg.Pool({ connectionString: url, max: 8 });
+  try {
+    const { rows } = await pool.query('select * from trigger_fires where delivery_id is not null order by fired_at desc limit 1');
+    const template = rows[0] as Record<string, unknown> | undefined;
+    if (!template) throw new Error('no webhook fire recorded to copy');
+    await pool.query('create table bench_fires (like trigger_fires including all)');
+    const prefix = randomBytes(8).toString('hex');
+    const insert = (index: number) => {
+      const row = { ...template, id: `${prefix}-${index}`, delivery_id: `${prefix}-delivery-${index}`, fired_at: new Date().toISOString() };
+      return pool.query({ name: 'bench_fire', text: 'insert into bench_fires select * from json_populate_record(null::bench_fires, $1::json)', values: [JSON.stringify(row)] }).then(
+        () => true,
+        () => false,
+      );
+    };
+    await pacedCalls(1000, PACED_WARMUP_SECONDS, (index) => insert(-1 - index));
+    const paced = await pacedCalls(1000, LOAD_SECONDS, insert);
+    await pool.query('drop table bench_fires');
+    return paced;
+  } finally {
+    await pool.end();
+  }
+}
+
 async function webhookFigures(database: 'sqlite' | 'postgresql'): Promise<Record<string, unknown>> {
   const schema = database === 'postgresql' ? await postgresSchema() : null;
   if (schema && 'skipped' in schema) return { database, skipped: schema.skipped };
   try {
-    return { database, ...(await webhookLoad(schema ? { DATABASE_URL: schema.url } : {})) };
+    return { database, ...(await webhookLoad(schema ? { DATABASE_URL: schema.url } : {}, schema ? () => postgresCommitsAtPace(schema.url) : undefined)) };
   } finally {
     await schema?.drop();
   }
 }
 
-async function webhookLoad(databaseEnv: Record<string, string>): Promise<Record<string, unknown>> {
+async function webhookLoad(databaseEnv: Record<string, string>, databaseCommits?: () => Promise<PacedResult>): Promise<Record<string, unknown>> {
   // One slot, held by one session: every fire is recorded and answered `queued`, so no sandbox boots per request.
   const server = await startBenchServer({ SVC_MAX_SESSIONS: '1', SVC_RUNTIME_COMMAND: idleRuntime(), ...databaseEnv });
   const floor = await startFloorServer();
@@ -128,6 +160,7 @@ async function webhookLoad(databaseEnv: Record<string, string>): Promise<Record<
     // The floor at the same pace: what this machine's loopback and scheduler leave of the 10 ms target.
     await pacedLoad({ url: floor.url, method: 'POST', headers, uniqueHeader, body: BODY, perSecond: 1000, seconds: PACED_WARMUP_SECONDS });
     const floorPaced = await pacedLoad({ url: floor.url, method: 'POST', headers, uniqueHeader, body: BODY, perSecond: 1000, seconds: LOAD_SECONDS });
+    const commitsPaced = await databaseCommits?.();
     // The saturating load in rounds, the floor and svc one after the other in each: on a shared virtual machine the
     // speed of both drifts by a third within a minute, and a floor measured half a minute before svc moved the ratio
     // by as much. The figures are the round with the median ratio; every round is listed.
@@ -159,6 +192,7 @@ async function webhookLoad(databaseEnv: Record<string, string>): Promise<Record<
       repeatedDeliveries: { perSecond: repeats.perSecond, latencyMs: repeats.latencyMs, failed: repeats.failed, firstPassPerSecond: firstPass.perSecond },
       at1000PerSecond: paced,
       floorAt1000PerSecond: floorPaced,
+      ...(commitsPaced ? { databaseCommitsAt1000PerSecond: commitsPaced } : {}),
       targets: { ratioToFloor: 0.5, p99MsAt1000PerSecond: 10 },
     };
   } finally {
