@@ -86,8 +86,8 @@ describe(`prompt templates per fire kind, as the agent receives them (${testDial
         `source=[manual] actor=[${admin}] message=[look at <this>|api] cron=[|||] missing=[]`,
     );
 
-    // A body that is not JSON arrives as body.raw, every character as sent (PostgreSQL takes the fires' values as
-    // array literals, where braces, commas, quotes, backslashes and NULL mean something).
+    // A body that is not JSON arrives as body.raw, every character as sent (PostgreSQL takes the fires' rows as
+    // JSON, where braces, quotes and backslashes mean something).
     const text = 'plain <text> {a,"b"} \\ NULL';
     await svc.request('POST', `/v1/webhooks/projects/${project.id}/hook`, {
       token: null,
@@ -95,6 +95,17 @@ describe(`prompt templates per fire kind, as the agent receives them (${testDial
       headers: { 'content-type': 'text/plain', 'x-svc-token': 'hook-secret' },
     });
     expect(await turnWith('raw=[plain')).toContain(`action=[] pr=[] raw=[${text}] ct=[text/plain]`);
+
+    // NUL and a lone surrogate, sent as JSON escapes, which no PostgreSQL text can hold: the fire is recorded on
+    // either database and the agent finds U+FFFD in their place; a surrogate pair stays the character it encodes.
+    const escapes = '{"action":"nul\\u0000 lone\\ud800 pair\\ud83d\\ude00"}';
+    const unusual = await svc.request('POST', `/v1/webhooks/projects/${project.id}/hook`, {
+      token: null,
+      rawBody: escapes,
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', 'hook-secret').update(escapes).digest('hex')}` },
+    });
+    expect(unusual.status).toBe(202);
+    expect(await turnWith('action=[nul')).toContain('action=[nul\uFFFD lone\uFFFD pair\u{1F600}] pr=[]');
 
     await mergeFiles(svc, project, {
       'svc.yaml': `triggers:\n  - slug: tick\n    type: cron\n    run_at: "2020-02-02T02:02:02Z"\n    timezone: Europe/Paris\n    prompt: "${EVERY_VARIABLE}"\n`,

@@ -26,6 +26,13 @@ function asNameTokens(tokens: Token[]): Token[] {
   });
 }
 
+/**
+ * NUL and unpaired surrogates, which a JSON body can hold as escapes (`\u0000`, `\ud800`), each become U+FFFD:
+ * PostgreSQL's text holds neither, so a prompt with one could not be recorded, and a sender would be answered 500
+ * for every delivery of that body.
+ */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
 const writer = new Mustache.Writer();
 const parsed = new Map<string, Token[]>();
 const MAX_CACHED_TEMPLATES = 10_000;
@@ -37,7 +44,7 @@ export function renderPrompt(template: string, view: Record<string, unknown>): s
     tokens = asNameTokens(writer.parse(template) as Token[]);
     parsed.set(template, tokens);
   }
-  return writer.renderTokens(tokens as unknown as string[][], new Mustache.Context(view), {}, template, { escape: asText });
+  return writer.renderTokens(tokens as unknown as string[][], new Mustache.Context(view), {}, template, { escape: asText }).replace(UNSTORABLE, '\uFFFD');
 }
 
 export interface TriggerVariables {
