@@ -2,9 +2,9 @@
  * Triggers. The webhook receiver's 202 path (signature checked, fire recorded, answered) on SQLite and on
  * PostgreSQL, each beside a floor measured in the same run: a bare node:http server doing only the HMAC, in
  * its own process as svc is; then the receiver's p99 at a fixed 1,000 requests/s, beside the floor's and, on
- * PostgreSQL, beside the database's own commits at that pace (no receiver answers before its commit). A manifest of 10,000 triggers
- * pushed: how long until they are read and what other requests wait meanwhile. BENCH_TRIGGERS=webhook, manifest
- * or cron runs one part. The scheduler: many cron triggers due every few seconds on
+ * PostgreSQL, beside the database's own commits at that pace (no receiver answers before its commit). A
+ * manifest of 10,000 triggers pushed: how long until they are read and what other requests wait meanwhile.
+ * BENCH_TRIGGERS=webhook, manifest or cron runs one part. The scheduler: many cron triggers due every few seconds on
  * three replicas sharing one PostgreSQL database, how late each fire was (fired_at − due_at), fires twice
  * for one slot (duplicates) and slots skipped (missed); and the CPU an idle scheduler costs.
  */
