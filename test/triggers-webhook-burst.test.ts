@@ -26,8 +26,13 @@ triggers:
     prompt: "{{ body.n }}"
 `;
 
-/** A server of its own, so that the fires one suite leaves queued never stand ahead of another's on the account's one slot. */
-function serverPerSuite(): () => TestServer {
+let svc: TestServer;
+
+/**
+ * A server of its own for the describe block, `svc` in each of its tests, so that the fires one suite leaves
+ * queued never stand ahead of another's on the account's one slot.
+ */
+function serverPerSuite(): void {
   let server: TestServer | undefined;
   beforeAll(async () => {
     server = await startTestServer({ env: { SVC_MAX_SESSIONS: '1', SVC_RUNTIME_COMMAND: idleRuntimeCommand() } });
@@ -36,10 +41,10 @@ function serverPerSuite(): () => TestServer {
     await server?.close();
     removeTempDirs();
   });
-  return () => server!;
+  beforeEach(() => {
+    svc = server!;
+  });
 }
-
-let svc: TestServer;
 
 async function newProject(): Promise<TriggerProject> {
   const project = await webhookProject(svc, `Burst ${randomUUID()}`, MANIFEST, SECRET);
@@ -82,10 +87,7 @@ function deliver(project: TriggerProject, slug: string, n: number, deliveryId: s
 }
 
 describe(`webhook deliveries that arrive together (${testDialect})`, () => {
-  const server = serverPerSuite();
-  beforeEach(() => {
-    svc = server();
-  });
+  serverPerSuite();
 
   it('queues each fresh fire at a full account behind the ones before it, and starts a delivery sent twice at once only once', async () => {
     const project = await newProject();
@@ -133,10 +135,7 @@ describe(`webhook deliveries that arrive together (${testDialect})`, () => {
 
 // Repeated deliveries (X-GitHub-Delivery) are looked up for a whole group of deliveries at once (record-fire.ts).
 describe(`repeated webhook deliveries (${testDialect})`, () => {
-  const server = serverPerSuite();
-  beforeEach(() => {
-    svc = server();
-  });
+  serverPerSuite();
 
   it('answers repeats of recorded deliveries arriving in one burst as duplicates of each, and fires an id last seen over 24 hours ago again', async () => {
     const project = await newProject();
@@ -174,10 +173,7 @@ describe(`repeated webhook deliveries (${testDialect})`, () => {
 // On PostgreSQL a delivery is decided from what the last group left and written by
 // one statement, which writes only if the database still holds that (fire-batch.ts); else it is decided again.
 describe(`webhook deliveries one after another (${testDialect})`, () => {
-  const server = serverPerSuite();
-  beforeEach(() => {
-    svc = server();
-  });
+  serverPerSuite();
 
   it('queues each delivery behind every fire before it, also one recorded meanwhile by another route, and behind none once the queue is gone', async () => {
     const project = await newProject();
@@ -211,10 +207,7 @@ describe(`webhook deliveries one after another (${testDialect})`, () => {
 
 // A server of its own: the queue this suite leaves would stand ahead of the other suites' fires.
 describe(`the dispatcher's reads of a long queue (${testDialect})`, () => {
-  const server = serverPerSuite();
-  beforeEach(() => {
-    svc = server();
-  });
+  serverPerSuite();
 
   it("finds the accounts with a queue and an account's next fire from one entry each, however long the queue", async () => {
     const project = await newProject();

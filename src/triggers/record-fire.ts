@@ -285,6 +285,7 @@ const FIRE_COLUMN_SET = {
   attempts: true,
 } as const satisfies Record<keyof TriggerFireRow, true>;
 const FIRE_COLUMNS = Object.keys(FIRE_COLUMN_SET) as Array<keyof typeof FIRE_COLUMN_SET>;
+const FIRE_COLUMN_LIST = FIRE_COLUMNS.join(', ');
 
 /**
  * PostgreSQL: the rows to insert, read from one JSON parameter as trigger_fires rows. Its text is the same for any
@@ -292,8 +293,7 @@ const FIRE_COLUMNS = Object.keys(FIRE_COLUMN_SET) as Array<keyof typeof FIRE_COL
  * placeholders a row was parsed and planned anew for every group; and one JSON text costs svc's thread a
  * fraction of what 22 arrays did, each value escaped into PostgreSQL's array syntax by node-postgres.
  */
-const FIRE_ROWS = `select ${FIRE_COLUMNS.join(', ')} from json_populate_recordset(null::trigger_fires, $1::json)`;
-const POSTGRES_INSERT = preparedOnPostgres(`insert into trigger_fires (${FIRE_COLUMNS.join(', ')}) ${FIRE_ROWS}`);
+const POSTGRES_INSERT = preparedOnPostgres(`insert into trigger_fires (${FIRE_COLUMN_LIST}) select ${FIRE_COLUMN_LIST} from json_populate_recordset(null::trigger_fires, $1::json)`);
 /** The insert and the triggers' `last_fired_at` in one statement (a data-modifying WITH runs to completion with the update). */
 const POSTGRES_WRITE = preparedOnPostgres(
   // The later of the two: groups written side by side (fire-batch.ts) may commit out of order.
@@ -302,7 +302,7 @@ const POSTGRES_WRITE = preparedOnPostgres(
     'where t.project_id = v.project_id and t.slug = v.slug',
 );
 
-/** The rows as `FIRE_ROWS` reads them. */
+/** The rows as `json_populate_recordset` reads them. */
 function rowsJson(rows: readonly TriggerFireRow[]): string {
   return JSON.stringify(rows);
 }
@@ -313,7 +313,7 @@ function rowsJson(rows: readonly TriggerFireRow[]): string {
  * changes, spilled to a temporary file past 64 KiB; a group's insert and commit cost twice what the same
  * rows cost one statement each (36 µs a fire against 18, 150,000 fires recorded).
  */
-const SQLITE_INSERT = `insert into trigger_fires (${FIRE_COLUMNS.join(', ')}) values (${FIRE_COLUMNS.map(() => '?').join(', ')})`;
+const SQLITE_INSERT = `insert into trigger_fires (${FIRE_COLUMN_LIST}) values (${FIRE_COLUMNS.map(() => '?').join(', ')})`;
 
 /**
  * Written as SQL text with its parameters, not built with Kysely: every webhook delivery and cron fire inserts
@@ -377,5 +377,6 @@ async function markLastFired(trx: Kysely<Database>, latest: readonly TriggerFire
  */
 export function deliveryInsertWhere(rows: readonly TriggerFireRow[], condition: RawBuilder<boolean>): RawBuilder<unknown> {
   if (latestFires(rows).length > 0) throw new Error('deliveryInsertWhere writes webhook deliveries only');
-  return sql`insert into trigger_fires (${sql.raw(FIRE_COLUMNS.join(', '))}) select ${sql.raw(FIRE_COLUMNS.join(', '))} from json_populate_recordset(null::trigger_fires, ${rowsJson(rows)}::json) where ${condition}`;
+  const columns = sql.raw(FIRE_COLUMN_LIST);
+  return sql`insert into trigger_fires (${columns}) select ${columns} from json_populate_recordset(null::trigger_fires, ${rowsJson(rows)}::json) where ${condition}`;
 }
