@@ -437,6 +437,29 @@ describe('requests that never reach a route', () => {
     expect(response.body).toEqual({ code: 'BAD_REQUEST', error: expect.stringContaining('percent-encoding') });
   });
 
+  it('answers a URL with a NUL character (%00) 400, on the API, the webhook receiver and the web pages alike', async () => {
+    // PostgreSQL cannot compare a text column with a value holding NUL: these answered 500 there, 404 on SQLite.
+    const project = await createProject('NUL in a URL');
+    for (const [method, route] of [
+      ['DELETE', `/v1/projects/${project.id}/secrets/%00`],
+      ['GET', '/v1/projects/%00/triggers/nightly/fires'],
+      ['GET', `/v1/projects/${project.id}/triggers/nightly%00/fires`],
+      ['GET', `/v1/projects/${project.id}/sessions?status=%00`],
+      ['POST', `/v1/webhooks/projects/${project.id}/hook%00`],
+    ] as const) {
+      const response = await svc.request(method, route);
+      expect({ route, status: response.status, body: response.body }).toEqual({
+        route,
+        status: 400,
+        body: { code: 'BAD_REQUEST', error: 'The URL has a NUL character (%00), which no id, slug, name or query value in svc contains; check the URL.' },
+      });
+    }
+    const page = await svc.request('GET', `/projects/${project.slug}%00`);
+    expect(page.status).toBe(400);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.text).toContain('NUL character (%00)');
+  });
+
   it('refuses compressed JSON bodies instead of misreading them', async () => {
     const response = await svc.request('POST', '/v1/projects', { rawBody: '{"name":"x"}', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
     expect(response.status).toBe(400);

@@ -22,6 +22,7 @@ import { answerClientError } from './client-error.js';
 import { MAX_PATH_PARAMETER_LENGTH, registerErrorHandling, toAppError } from './error-handler.js';
 import { markOptionalBodies } from './http-schemas.js';
 import { registerJsonBodyParser } from './json-body.js';
+import { refuseNulInUrl } from './nul-in-url.js';
 import { routeSchemaCompilers } from './route-schema-compilers.js';
 
 /** Bodies of ordinary JSON routes; routes that take documents (dashboards) raise their own limit. */
@@ -77,6 +78,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   app.setValidatorCompiler(schemaCompilers.validatorCompiler);
   app.decorate('compileRouteSchemas', () => schemaCompilers.compileAll());
   registerErrorHandling(app);
+  refuseNulInUrl(app);
   registerJsonBodyParser(app);
 
   // Shared by the dashboard pages and the dashboard check (which draws a spec's charts before publishing).

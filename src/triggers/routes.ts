@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../context.js';
+import { AppError } from '../errors.js';
 import { loadProjectFor } from '../accounts/access.js';
 import { checkAccessFirst, rawParams } from '../server/access-check.js';
 import { authenticate } from '../server/authenticate.js';
@@ -37,9 +38,11 @@ export function triggerRoutes(app: FastifyInstance, services: Services): void {
     { schema: { tags, summary: 'Fires of a trigger, newest first (kept 30 days)', params: TriggerParams, querystring: FiresQuery, response: { 200: Type.Object({ fires: Type.Array(Fire) }), ...errorResponses(400, 401, 403, 404) } } },
     async (request) => {
       const ctx = await authenticate(services, request);
-      await loadTrigger(ctx, request.params.id, request.params.slug, 'project.read').catch(async (error: unknown) => {
+      const project = await loadProjectFor(ctx, request.params.id, 'project.read', 'read trigger fires');
+      await loadTrigger(ctx, project.id, request.params.slug, 'project.read').catch(async (error: unknown) => {
         // A trigger removed from the manifest keeps its fires listed.
-        const count = await services.db.selectFrom('trigger_fires').select('id').where('project_id', '=', request.params.id.toLowerCase()).where('trigger_slug', '=', request.params.slug).limit(1).execute();
+        if (!(error instanceof AppError) || error.code !== 'NOT_FOUND') throw error;
+        const count = await services.db.selectFrom('trigger_fires').select('id').where('project_id', '=', project.id).where('trigger_slug', '=', request.params.slug).limit(1).execute();
         if (count.length === 0) throw error;
       });
       const fires = await listFires(ctx, request.params.id, request.params.slug, request.query.limit);
