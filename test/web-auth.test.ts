@@ -177,9 +177,10 @@ describe(`web sign-in on ${testDialect}`, () => {
     // Another name from the same address still signs in, and a success clears its own count.
     const other = await page('/login', { method: 'POST', form: { name: 'grace', password: 'correct horse battery', next: '/d' } });
     expect(other.status).toBe(303);
-    // Whatever a form sends as the name is counted, not stored as SQL text it cannot be.
+    // A name no user can have (NUL, which PostgreSQL cannot compare with) is refused before it is looked up.
     const odd = await page('/login', { method: 'POST', form: { name: 'nul\u0000name', password: 'x', next: '/d' } });
-    expect(odd.status).toBe(401);
+    expect(odd.status).toBe(400);
+    expect(odd.text).toContain('The form field &quot;name&quot; has a NUL character (U+0000)');
   });
 
   it('signs in with a user token (the admin’s, or a member’s)', async () => {

@@ -5,7 +5,6 @@
  * keeps its JSON errors and refuses form bodies.
  */
 import cookie from '@fastify/cookie';
-import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { LoginThrottle } from '../accounts/login-throttle.js';
 import type { Services } from '../context.js';
@@ -18,13 +17,11 @@ import { settingsPageRoutes } from './app/settings-pages.js';
 import { triggerPageRoutes } from './app/trigger-pages.js';
 import { assetRoutes } from './assets.js';
 import { dashboardPageRoutes } from './dashboards-pages.js';
+import { registerFormBodies } from './form-body.js';
 import type { PageRenderer } from './page-renderer.js';
 import { renderErrorPage } from './error-page.js';
 import { loginRoutes } from './login.js';
 import { sendPage } from './send-page.js';
-
-/** Sign-in forms are a few fields; anything larger is not one. */
-const FORM_BODY_LIMIT = 16 * 1024;
 
 /** Addresses of the web UI: their errors are pages, also those raised before routing (a bad URL). */
 export function isWebPagePath(url: string): boolean {
@@ -37,7 +34,7 @@ export function sendErrorPage(reply: FastifyReply, error: AppError, url: string)
 
 export async function webRoutes(scope: FastifyInstance, services: Services, renderer: PageRenderer, loginThrottle: LoginThrottle): Promise<void> {
   await scope.register(cookie);
-  await scope.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
+  await registerFormBodies(scope);
 
   scope.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error, { bodyLimit: request.routeOptions.bodyLimit });
