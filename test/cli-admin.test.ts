@@ -110,9 +110,15 @@ describe('svc user, project, secret and token commands', () => {
     const empty = await svcCli(['secret', 'set', 'OTHER', '--project', 'secrets-demo'], { input: '' });
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain('The value is empty');
+    // A name the API would refuse is refused before the value is read, so nobody types a secret for nothing.
     const reserved = await svcCli(['secret', 'set', 'SVC_X', '--project', 'secrets-demo'], { input: 'v' });
-    expect(reserved.code).toBe(1);
-    expect(reserved.stderr).toContain('SECRET_NAME_RESERVED');
+    expect(reserved).toMatchObject({ code: 2, stdout: '' });
+    expect(reserved.stderr).toBe('svc: The prefix SVC_ is reserved for variables svc injects; rename SVC_X (for example to X).\n');
+    const lowercase = await svcCli(['secret', 'set', 'api_key', '--project', 'secrets-demo'], { input: '' });
+    expect(lowercase.code).toBe(2);
+    expect(lowercase.stderr).toBe(
+      'svc: The secret name "api_key" is invalid: use 1-128 upper-case letters, digits and underscores, not starting with a digit (for example GIT_TOKEN).\n',
+    );
 
     // Typed at a terminal, the value is asked for with a prompt that does not show it.
     const typed = await typeAtPrompt(['secret', 'set', 'TYPED_KEY', '--project', 'secrets-demo'], 'sk-typed-789');

@@ -9,7 +9,7 @@ import { removeTempDirs } from '../src/git/testing/fixtures.js';
 import { runTriggerFires } from '../src/cli/trigger/fires.js';
 import { runTriggerLs } from '../src/cli/trigger/ls.js';
 import { syncProjectTriggers } from '../src/triggers/sync-triggers.js';
-import { adminCliEnv, captureDeps } from './support/cli-harness.js';
+import { adminCliEnv, captureDeps, runCli } from './support/cli-harness.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
 import { idleRuntimeCommand, mergeFiles, projectWithFiles, until } from './support/trigger-fixtures.js';
 
@@ -122,6 +122,17 @@ describe(`the trigger listing and the scheduler (${testDialect})`, () => {
     expect(fires.filter((fire: { status: string }) => fire.status === 'fired' && fire !== oldest).every((fire: { session_id: string | null }) => fire.session_id === null)).toBe(true);
     const session = (await svc.request('GET', `/v1/projects/${project.id}/sessions/${oldest.session_id}`)).body.session;
     expect(session).toMatchObject({ trigger_slug: 'every-second', created_by: expect.any(String) });
+
+    // The CLI lists as many of the newest fires as --limit asks for, and refuses a limit the API would not take.
+    const newestTwo = await runCli(['trigger', 'fires', 'every-second', '--project', project.id, '--limit', '2', '--json'], { env: adminCliEnv(svc) });
+    expect(newestTwo).toMatchObject({ code: 0, stderr: '' });
+    const listedTwo = JSON.parse(newestTwo.stdout) as Array<{ id: string; fired_at: string }>;
+    expect(listedTwo).toHaveLength(2);
+    expect(listedTwo[0]!.fired_at > listedTwo[1]!.fired_at).toBe(true);
+    expect(listedTwo[1]!.fired_at >= fires[1]!.fired_at).toBe(true);
+    const badLimit = await runCli(['trigger', 'fires', 'every-second', '--project', project.id, '--limit', '5000'], { env: adminCliEnv(svc) });
+    expect(badLimit).toMatchObject({ code: 2, stdout: '' });
+    expect(badLimit.stderr).toContain('--limit must be an integer from 1 to 1000.');
 
     // enabled: false never fires.
     expect((await svc.request('GET', `/v1/projects/${project.id}/triggers/off/fires`)).body.fires).toEqual([]);

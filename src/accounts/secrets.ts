@@ -1,9 +1,8 @@
 import type { ActorContext } from '../context.js';
 import { nowIso } from '../db/values.js';
 import { AppError, notFound } from '../errors.js';
+import { secretNameProblem } from '../secret-name.js';
 import { loadProjectFor, type ProjectRow } from './access.js';
-
-export const SECRET_NAME_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
 
 export interface SecretSummary {
   name: string;
@@ -12,15 +11,8 @@ export interface SecretSummary {
 }
 
 function checkName(name: string): void {
-  if (!SECRET_NAME_PATTERN.test(name) || name.length > 128) {
-    throw new AppError(
-      'BAD_REQUEST',
-      `The secret name ${JSON.stringify(name)} is invalid: use 1-128 upper-case letters, digits and underscores, not starting with a digit (for example GIT_TOKEN).`,
-    );
-  }
-  if (name.startsWith('SVC_')) {
-    throw new AppError('SECRET_NAME_RESERVED', `The prefix SVC_ is reserved for variables svc injects; rename ${name} (for example to ${name.slice(4) || 'MY_SECRET'}).`);
-  }
+  const problem = secretNameProblem(name);
+  if (problem) throw new AppError(problem.reserved ? 'SECRET_NAME_RESERVED' : 'BAD_REQUEST', problem.message);
 }
 
 /** Secrets are project settings (contract §2): setting, replacing and deleting them needs project.admin. */

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
+import { secretNameProblem } from '../secret-name.js';
 import { ApiClient } from './api-client.js';
 import { resolveCredentials } from './cli-config.js';
-import type { CliDeps } from './deps.js';
+import { CliError, type CliDeps } from './deps.js';
 import { printJson, printTable, timeCell } from './output.js';
 import { resolveProjectRef } from './project-ref.js';
 import { readSecretInput } from './secret-input.js';
@@ -20,6 +21,8 @@ async function secretsPath(options: { project?: string }, deps: CliDeps): Promis
 
 /** The value comes from standard input or a prompt that does not echo it: never from the command line. */
 export async function runSecretSet(name: string, options: { project?: string }, deps: CliDeps): Promise<void> {
+  const problem = secretNameProblem(name);
+  if (problem) throw new CliError(problem.message, 2);
   const { client, path } = await secretsPath(options, deps);
   const value = await readSecretInput(deps, `Value of ${name} (not shown): `);
   const { body } = await client.request<{ created: boolean }>('PUT', `${path}/${encodeURIComponent(name)}`, { body: { value }, fieldNames: { value: 'the value' } });

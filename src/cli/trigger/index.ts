@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { CliDeps } from '../deps.js';
+import { parseIntegerOption } from '../options.js';
 import { runTriggerFire, type TriggerFireOptions } from './fire.js';
-import { runTriggerFires, type TriggerFiresOptions } from './fires.js';
+import { DEFAULT_FIRES_LISTED, MAX_FIRES_LISTED, runTriggerFires, type TriggerFiresOptions } from './fires.js';
 import { runTriggerLs, type TriggerLsOptions } from './ls.js';
 
 const PROJECT_FLAG = ['--project <id or slug>', 'the project (default: SVC_PROJECT_ID, or the one svc link recorded here)'] as const;
@@ -19,6 +20,7 @@ export function registerTrigger(program: Command, deps: () => CliDeps): void {
     .command('fires <slug>')
     .description('fires of a trigger, newest first: source, status, session')
     .option(...PROJECT_FLAG)
+    .option('--limit <n>', `how many of the newest fires (1 to ${MAX_FIRES_LISTED}; default ${DEFAULT_FIRES_LISTED})`, parseIntegerOption('--limit', 1, MAX_FIRES_LISTED))
     .option('--json', 'print the API objects')
     .action((slug: string, options: TriggerFiresOptions) => runTriggerFires(slug, options, deps()));
   trigger
