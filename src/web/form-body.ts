@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
 
 /** Sign-in forms are a few fields; anything larger is not one. */
-export const FORM_BODY_LIMIT = 16 * 1024;
+const FORM_BODY_LIMIT = 16 * 1024;
 
 export async function registerFormBodies(scope: FastifyInstance): Promise<void> {
   await scope.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
