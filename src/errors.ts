@@ -3,7 +3,7 @@
  * The README's error table is checked against this list by a test, so the docs cannot drift.
  */
 export const errorCatalog = {
-  BAD_REQUEST: { status: 400, when: 'malformed JSON, wrong content type, bytes that are not UTF-8, a bad path parameter, a request that is not valid HTTP' },
+  BAD_REQUEST: { status: 400, when: 'malformed JSON, wrong content type, bytes that are not UTF-8, a bad path parameter, a URL or web form field with a NUL character (`%00`), a request that is not valid HTTP' },
   VALIDATION_FAILED: { status: 400, when: 'a request body or query that breaks the route schema; `issues` lists each problem' },
   SECRET_NAME_RESERVED: { status: 400, when: 'a project secret whose name starts with `SVC_`' },
   UNAUTHENTICATED: { status: 401, when: 'no token, an unknown token, or a token of the wrong kind for the route' },
