@@ -46,8 +46,15 @@ export async function listTriggers(ctx: ActorContext, projectId: string): Promis
   return { triggers, errors: manifestErrorsOf(manifest), manifest: { path: manifest?.path ?? null, commit: manifest?.commit_sha ?? null } };
 }
 
-export async function loadTrigger(ctx: ActorContext, projectId: string, slug: string, capability: 'project.read' | 'triggers.fire'): Promise<{ project: Awaited<ReturnType<typeof loadProjectFor>>; trigger: TriggerRow }> {
+export async function loadTrigger(ctx: ActorContext, projectId: string, slug: string, capability: 'project.read' | 'triggers.fire'): Promise<{ project: LoadedProject; trigger: TriggerRow }> {
   const project = await loadProjectFor(ctx, projectId, capability, capability === 'project.read' ? 'read triggers' : 'fire triggers');
+  return { project, trigger: await triggerOf(ctx, project, slug) };
+}
+
+type LoadedProject = Awaited<ReturnType<typeof loadProjectFor>>;
+
+/** The project's trigger `slug`, from its default branch's tip (read again first if it moved); else a 404 that says why. */
+async function triggerOf(ctx: ActorContext, project: LoadedProject, slug: string): Promise<TriggerRow> {
   // A branch that moved a moment ago (its event still on the way) is read now: one git process when it did not.
   await syncProjectTriggers(ctx, project);
   const found = await triggersWithLastFire(ctx.db, project.id).where('t.slug', '=', slug).executeTakeFirst();
@@ -64,17 +71,27 @@ export async function loadTrigger(ctx: ActorContext, projectId: string, slug: st
     }
     throw new AppError('NOT_FOUND', `No trigger ${JSON.stringify(slug)} in the manifest on ${project.default_branch} of project ${project.slug}; svc trigger ls lists them.`);
   }
-  return { project, trigger };
+  return trigger;
 }
 
-/** GET …/triggers/:slug/fires: newest first, the last 30 days. */
+/**
+ * GET …/triggers/:slug/fires: newest first, the last 30 days. A trigger removed from the manifest keeps its fires
+ * listed; a slug with neither a trigger nor fires is a 404.
+ */
 export async function listFires(ctx: ActorContext, projectId: string, slug: string, limit = 100): Promise<TriggerFireRow[]> {
   const project = await loadProjectFor(ctx, projectId, 'project.read', 'read trigger fires');
+  const fires = await recentFires(ctx.db, project.id, slug, limit);
+  if (fires.length === 0) await triggerOf(ctx, project, slug);
+  return fires;
+}
+
+/** A trigger's fires of the last 30 days, newest first, in a project the caller may read. */
+export function recentFires(db: Kysely<Database>, projectId: string, slug: string, limit: number): Promise<TriggerFireRow[]> {
   const since = new Date(Date.now() - FIRES_KEPT_MS).toISOString();
-  return ctx.db
+  return db
     .selectFrom('trigger_fires')
     .selectAll()
-    .where('project_id', '=', project.id)
+    .where('project_id', '=', projectId)
     .where('trigger_slug', '=', slug)
     .where('fired_at', '>=', since)
     .orderBy('fired_at', 'desc')

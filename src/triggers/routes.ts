@@ -2,13 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../context.js';
-import { AppError } from '../errors.js';
 import { loadProjectFor } from '../accounts/access.js';
 import { checkAccessFirst, rawParams } from '../server/access-check.js';
 import { authenticate } from '../server/authenticate.js';
 import { errorResponses } from '../server/http-schemas.js';
 import { fireTrigger } from './fire-trigger.js';
-import { listFires, listTriggers, loadTrigger } from './list-triggers.js';
+import { listFires, listTriggers } from './list-triggers.js';
 import { presentFire, presentFireAnswer, presentTrigger, presentTriggerError } from './presenters.js';
 import { Fire, FireAnswer, FireBody, FiresQuery, ProjectParams, TriggerListing, TriggerParams } from './schemas.js';
 
@@ -37,15 +36,7 @@ export function triggerRoutes(app: FastifyInstance, services: Services): void {
     `${PREFIX}/:slug/fires`,
     { schema: { tags, summary: 'Fires of a trigger, newest first (kept 30 days)', params: TriggerParams, querystring: FiresQuery, response: { 200: Type.Object({ fires: Type.Array(Fire) }), ...errorResponses(400, 401, 403, 404) } } },
     async (request) => {
-      const ctx = await authenticate(services, request);
-      const project = await loadProjectFor(ctx, request.params.id, 'project.read', 'read trigger fires');
-      await loadTrigger(ctx, project.id, request.params.slug, 'project.read').catch(async (error: unknown) => {
-        // A trigger removed from the manifest keeps its fires listed.
-        if (!(error instanceof AppError) || error.code !== 'NOT_FOUND') throw error;
-        const count = await services.db.selectFrom('trigger_fires').select('id').where('project_id', '=', project.id).where('trigger_slug', '=', request.params.slug).limit(1).execute();
-        if (count.length === 0) throw error;
-      });
-      const fires = await listFires(ctx, request.params.id, request.params.slug, request.query.limit);
+      const fires = await listFires(await authenticate(services, request), request.params.id, request.params.slug, request.query.limit);
       return { fires: fires.map(presentFire) };
     },
   );

@@ -13,7 +13,7 @@ import { timeElement } from '../../dashboards/render/render-dashboard.js';
 import { AppError } from '../../errors.js';
 import { listSecrets } from '../../accounts/secrets.js';
 import { fireTrigger } from '../../triggers/fire-trigger.js';
-import { listFires, listTriggers } from '../../triggers/list-triggers.js';
+import { listTriggers, recentFires } from '../../triggers/list-triggers.js';
 import { presentFire, presentTrigger, presentTriggerError } from '../../triggers/presenters.js';
 import { startAfterAnswer } from '../../triggers/routes.js';
 import { definitionOf } from '../../triggers/trigger-row.js';
@@ -144,7 +144,7 @@ function renderTrigger(view: ProjectView, trigger: Trigger, fires: Fire[], failu
 async function renderTriggers(view: ProjectView, failure?: FireFailure): Promise<string> {
   const listing = await listTriggers(view.ctx, view.project.id);
   const triggers = listing.triggers.map(presentTrigger);
-  const fires = await Promise.all(triggers.map(async (trigger) => (await listFires(view.ctx, view.project.id, trigger.slug, RECENT_FIRES)).map(presentFire)));
+  const fires = await Promise.all(triggers.map(async (trigger) => (await recentFires(view.ctx.db, view.project.id, trigger.slug, RECENT_FIRES)).map(presentFire)));
   const source = listing.manifest.path
     ? `From <code>${escapeHtml(listing.manifest.path)}</code> on <code>${escapeHtml(view.project.default_branch)}</code>${listing.manifest.commit ? ` at <code title="${escapeAttr(listing.manifest.commit)}">${escapeHtml(listing.manifest.commit.slice(0, 8))}</code>` : ''}`
     : `No svc.yaml on <code>${escapeHtml(view.project.default_branch)}</code>, so no triggers; add a <code>triggers:</code> list and merge it`;
