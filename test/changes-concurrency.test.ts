@@ -56,8 +56,11 @@ async function restartableServer() {
   };
 }
 
+/** Ten merges' git work at once: 9–11 s on an idle 2-core machine, three times that while other suites run beside it. */
+const CONCURRENT_MERGES_TIMEOUT_MS = 90_000;
+
 describe(`merges under concurrency on ${testDialect}`, () => {
-  it('ten merges of different CRs into one base, fired at once: each lands or answers 409 with its conflicts; nothing is lost', async () => {
+  it('ten merges of different CRs into one base, fired at once: each lands or answers 409 with its conflicts; nothing is lost', { timeout: CONCURRENT_MERGES_TIMEOUT_MS }, async () => {
     const svc = await startTestServer();
     try {
       const { project, clone } = await projectWithClone(svc, { 'shared.txt': 'original\n' });
@@ -107,7 +110,7 @@ describe(`merges under concurrency on ${testDialect}`, () => {
     }
   });
 
-  it('merges on two replicas race by compare-and-swap: the losers recompute from the new tip, every merge lands', async () => {
+  it('merges on two replicas race by compare-and-swap: the losers recompute from the new tip, every merge lands', { timeout: CONCURRENT_MERGES_TIMEOUT_MS }, async () => {
     // The second replica reaches the same files through a symlinked data directory, so the two do not share
     // the in-process merge queue (keyed by path) and really race, as separate processes would.
     const database = await createTestDatabase();
