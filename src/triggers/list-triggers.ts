@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { loadProjectFor } from '../accounts/access.js';
+import { loadProjectFor, type ProjectRow } from '../accounts/access.js';
 import type { ActorContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../errors.js';
@@ -46,15 +46,13 @@ export async function listTriggers(ctx: ActorContext, projectId: string): Promis
   return { triggers, errors: manifestErrorsOf(manifest), manifest: { path: manifest?.path ?? null, commit: manifest?.commit_sha ?? null } };
 }
 
-export async function loadTrigger(ctx: ActorContext, projectId: string, slug: string, capability: 'project.read' | 'triggers.fire'): Promise<{ project: LoadedProject; trigger: TriggerRow }> {
+export async function loadTrigger(ctx: ActorContext, projectId: string, slug: string, capability: 'project.read' | 'triggers.fire'): Promise<{ project: ProjectRow; trigger: TriggerRow }> {
   const project = await loadProjectFor(ctx, projectId, capability, capability === 'project.read' ? 'read triggers' : 'fire triggers');
   return { project, trigger: await triggerOf(ctx, project, slug) };
 }
 
-type LoadedProject = Awaited<ReturnType<typeof loadProjectFor>>;
-
 /** The project's trigger `slug`, from its default branch's tip (read again first if it moved); else a 404 that says why. */
-async function triggerOf(ctx: ActorContext, project: LoadedProject, slug: string): Promise<TriggerRow> {
+async function triggerOf(ctx: ActorContext, project: ProjectRow, slug: string): Promise<TriggerRow> {
   // A branch that moved a moment ago (its event still on the way) is read now: one git process when it did not.
   await syncProjectTriggers(ctx, project);
   const found = await triggersWithLastFire(ctx.db, project.id).where('t.slug', '=', slug).executeTakeFirst();
