@@ -176,9 +176,11 @@ export function sandboxFaults(options: FaultOptions): void {
     it('fails a session whose port 8000 a program took from its daemon, saying so, and resumes it', { timeout: 180_000 }, async () => {
       const hostile = await running(await driver.create());
       const health = (await (await fetch(`${await daemonUrl(hostile.id)}/svc/health`)).json()) as { daemon: { pid: number } };
-      // A program waits for the port, then the daemon is killed: the entrypoint's restarts find 8000 taken.
-      const grab = `const s=require("net").createServer();s.once("error",()=>setTimeout(grab,2));s.listen(8000)`;
-      await driver.run(hostile, `(setsid node -e 'const grab=()=>{${grab}};grab()' >/dev/null 2>&1 &); kill -9 ${health.daemon.pid}`).catch(() => '');
+      // A program finds the port taken, kills the daemon itself and takes the port within milliseconds, so the
+      // entrypoint's restarts (100 ms later) find 8000 taken. Killed from outside before this program was up,
+      // the restarted daemon could win the port and the session rightly stay running.
+      const grab = `const s=require("net").createServer();s.once("error",()=>{if(!killed){killed=true;process.kill(${health.daemon.pid},"SIGKILL")}setTimeout(grab,2)});s.listen(8000)`;
+      await driver.run(hostile, `(setsid node -e 'let killed=false;const grab=()=>{${grab}};grab()' >/dev/null 2>&1 &); echo started`).catch(() => '');
 
       const failed = await driver.until('the session fails', hostile.id, (s) => s.status === 'failed', BOOT_TIMEOUT_MS + 30_000);
       expect(failed).toMatchObject({ status: 'failed', sandbox: { state: 'error' } });
