@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, gitAsync, removeTempDirs, tempDir } from '../src/git/testing/fixtures.js';
+import { adminCliEnv, runCli } from './support/cli-harness.js';
 import { projectWithCommit as projectWithCommitOf, until } from './support/session-fixtures.js';
 import { createTestDatabase, startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
@@ -57,6 +58,17 @@ describe(`the session API on ${testDialect}`, () => {
     expect(refused.body.error).toBe('This token lacks the capability sessions.write, which is needed to start, message, stop or delete sessions.');
     expect((await svc.request('GET', base, { token: readOnly })).status).toBe(200);
 
+    const nowhere = await svc.request('GET', `${base}?before=00000000-0000-4000-8000-000000000000`);
+    expect(nowhere.status).toBe(400);
+    expect(nowhere.body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      issues: [{ path: '/before', message: '"00000000-0000-4000-8000-000000000000" names no session of this project; pass the next_before of the page before, or leave before out for the newest sessions.' }],
+    });
+    expect((await svc.request('GET', `${base}?before=not-an-id`)).body.issues[0].path).toBe('/before');
+    const tooMany = await svc.request('GET', `${base}?limit=501`);
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.issues[0]).toMatchObject({ path: '/limit' });
+
     const empty = (await svc.request('POST', '/v1/projects', { body: { name: `Empty ${Date.now()}` } })).body.project;
     const nothing = await svc.request('POST', `/v1/projects/${empty.id}/sessions`, { body: {} });
     expect(nothing.status).toBe(409);
@@ -85,6 +97,7 @@ describe(`the session API on ${testDialect}`, () => {
     for (const session of [first, second]) {
       await until('the idle sweep stopped the session', async () => (await svc.request('GET', `${base}/${session.id}`)).body.session, (s) => s.status === 'stopped');
     }
+    await listsAPageAtATime(base, project.id, second.id, first.id);
     const fresh = await svc.request('POST', base, { body: {} });
     expect(fresh.status).toBe(201);
     const resumed = await svc.request('POST', `${base}/${first.id}/resume`);
@@ -98,6 +111,36 @@ describe(`the session API on ${testDialect}`, () => {
     for (const session of [first, second, fresh.body.session]) expect((await svc.request('DELETE', `${base}/${session.id}`)).status).toBe(204);
   }, 120_000);
 });
+
+/**
+ * The API and `svc session ls` list the project's two stopped sessions (`newer` created after `older`) a page
+ * at a time: each page's next_before leads on, the oldest page's is null, and filters page the same way.
+ */
+async function listsAPageAtATime(base: string, projectId: string, newer: string, older: string): Promise<void> {
+  const ids = (page: { sessions: Array<{ id: string }> }) => page.sessions.map((session) => session.id);
+  const all = (await svc.request('GET', base)).body;
+  expect(ids(all)).toEqual([newer, older]);
+  expect(all.next_before).toBeNull();
+
+  const first = (await svc.request('GET', `${base}?limit=1`)).body;
+  expect(first).toEqual({ sessions: [all.sessions[0]], next_before: newer });
+  expect((await svc.request('GET', `${base}?limit=1&before=${newer}`)).body).toEqual({ sessions: [all.sessions[1]], next_before: null });
+  const stopped = (await svc.request('GET', `${base}?status=stopped&limit=1&before=${newer}`)).body;
+  expect(stopped).toEqual({ sessions: [all.sessions[1]], next_before: null });
+  expect((await svc.request('GET', `${base}?status=running&before=${newer}`)).body).toEqual({ sessions: [], next_before: null });
+
+  const env = adminCliEnv(svc);
+  const page = await runCli(['session', 'ls', '--limit', '1', '--project', projectId], { env });
+  expect(page.code).toBe(0);
+  expect(page.stdout.split('\t')[0]).toBe(newer);
+  expect(page.stderr).toBe(`Older sessions are not listed; the next page: svc session ls --limit 1 --before ${newer} --project ${projectId}\n`);
+  const rest = await runCli(['session', 'ls', '--limit', '1', '--before', newer, '--project', projectId, '--json'], { env });
+  expect(JSON.parse(rest.stdout).map((session: { id: string }) => session.id)).toEqual([older]);
+  expect(rest.stderr).toBe('');
+  const bad = await runCli(['session', 'ls', '--limit', '0', '--project', projectId], { env });
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain('--limit must be an integer from 1 to 500.');
+}
 
 describe(`what a sandbox is given on ${testDialect}`, () => {
   it("gives the runtime spec 3's variables for the project's secrets and the session's model, and the secrets themselves", async () => {

@@ -1,19 +1,57 @@
 import type { ActorContext } from '../context.js';
 import type { SessionStatus } from '../db/schema.js';
+import { validationFailed } from '../errors.js';
+import { isUuid } from '../ids.js';
 import { loadProjectForSessions } from './session-access.js';
 import type { SessionRow } from './session-row.js';
 
+/** The most sessions one page lists, and how many when the caller names no limit. */
+export const MAX_SESSIONS_PER_PAGE = 500;
+
 export interface ListSessionsInput {
   projectId: string;
-  status?: SessionStatus | undefined;
+  /** Only sessions in one of these. */
+  statuses?: readonly SessionStatus[] | undefined;
   trigger?: string | undefined;
+  /** At most this many (1 to 500, the default). */
+  limit?: number | undefined;
+  /** Only sessions older than this one: the `next_before` of the page before. */
+  before?: string | undefined;
 }
 
-/** GET …/sessions: newest first, optionally by status or by the trigger that started them. */
-export async function listSessions(ctx: ActorContext, input: ListSessionsInput): Promise<SessionRow[]> {
+export interface SessionsPage {
+  sessions: SessionRow[];
+  /** The id to pass as `before` for the next, older page; null when this page holds the oldest. */
+  nextBefore: string | null;
+}
+
+/** GET …/sessions: newest first, optionally by status or by the trigger that started them, a page at a time. */
+export async function listSessions(ctx: ActorContext, input: ListSessionsInput): Promise<SessionsPage> {
   const project = await loadProjectForSessions(ctx, input.projectId, 'read');
+  const limit = input.limit ?? MAX_SESSIONS_PER_PAGE;
   let query = ctx.db.selectFrom('sessions').selectAll().where('project_id', '=', project.id);
-  if (input.status) query = query.where('status', '=', input.status);
+  if (input.statuses) query = query.where('status', 'in', input.statuses);
   if (input.trigger) query = query.where('trigger_slug', '=', input.trigger);
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(500).execute();
+  if (input.before !== undefined) {
+    const after = isUuid(input.before)
+      ? await ctx.db.selectFrom('sessions').select(['created_at', 'id']).where('project_id', '=', project.id).where('id', '=', input.before.toLowerCase()).executeTakeFirst()
+      : undefined;
+    if (!after) {
+      const message = `${JSON.stringify(input.before.slice(0, 80))} names no session of this project; pass the next_before of the page before, or leave before out for the newest sessions.`;
+      throw validationFailed([{ path: '/before', message }], `The querystring request is invalid: /before: ${message}`);
+    }
+    // Newest first by (created_at, id): the page continues strictly after the session named.
+    query = query.where((eb) => eb.or([eb('created_at', '<', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)])]));
+  }
+  const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  const more = rows.length > limit;
+  const sessions = more ? rows.slice(0, limit) : rows;
+  return { sessions, nextBefore: more ? sessions[sessions.length - 1]!.id : null };
+}
+
+/** How many sessions the project has, whatever their status. */
+export async function countSessions(ctx: ActorContext, projectId: string): Promise<number> {
+  const project = await loadProjectForSessions(ctx, projectId, 'read');
+  const row = await ctx.db.selectFrom('sessions').select((eb) => eb.fn.countAll<number | string>().as('count')).where('project_id', '=', project.id).executeTakeFirstOrThrow();
+  return Number(row.count);
 }

@@ -11,7 +11,7 @@ import { listSessions } from './list-sessions.js';
 import { presentSession } from './presenter.js';
 import { resumeSession } from './resume-session.js';
 import { issueCloneCredential, reportRuntimeSession, updateLease } from './sandbox-identity.js';
-import { CloneCredential, ConversationEnvelope, CreateSessionBody, LeaseBody, ListSessionsQuery, MessageBody, ProjectParams, RuntimeSessionBody, Session, SessionEnvelope, SessionParams } from './schemas.js';
+import { CloneCredential, ConversationEnvelope, CreateSessionBody, LeaseBody, ListSessionsQuery, MessageBody, ProjectParams, RuntimeSessionBody, Session, SessionEnvelope, SessionParams, SessionsPage } from './schemas.js';
 import { sendMessage } from './send-message.js';
 import { loadProjectForSessions, loadSession } from './session-access.js';
 import { sessionConversation } from './session-conversation.js';
@@ -49,12 +49,13 @@ export function sessionRoutes(app: FastifyInstance, services: Services): void {
   api.get(
     PREFIX,
     {
-      schema: { tags, summary: 'List sessions, newest first', params: ProjectParams, querystring: ListSessionsQuery, response: { 200: Type.Object({ sessions: Type.Array(Session) }), ...errorResponses(400, 401, 403, 404) } },
+      schema: { tags, summary: 'List sessions, newest first', params: ProjectParams, querystring: ListSessionsQuery, response: { 200: SessionsPage, ...errorResponses(400, 401, 403, 404) } },
     },
     async (request) => {
       const ctx = await authenticate(services, request);
-      const rows = await listSessions(ctx, { projectId: request.params.id, status: request.query.status, trigger: request.query.trigger });
-      return { sessions: rows.map(presentSession) };
+      const { query } = request;
+      const page = await listSessions(ctx, { projectId: request.params.id, statuses: query.status ? [query.status] : undefined, trigger: query.trigger, limit: query.limit, before: query.before });
+      return { sessions: page.sessions.map(presentSession), next_before: page.nextBefore };
     },
   );
 

@@ -63,9 +63,16 @@ export const ListSessionsQuery = Type.Object(
   {
     status: Type.Optional(Status),
     trigger: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'At most this many sessions (default 500)' })),
+    before: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Only sessions older than this one: the previous page's next_before" })),
   },
   { additionalProperties: false },
 );
+
+export const SessionsPage = Type.Object({
+  sessions: Type.Array(Session),
+  next_before: Nullable(Type.String({ description: 'Pass as before for the next, older page; null on the page that holds the oldest' })),
+});
 
 export const MessageBody = Type.Object({ text: Type.String({ minLength: 1, maxLength: 262_144 }) }, { additionalProperties: false });
 

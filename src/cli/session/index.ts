@@ -2,13 +2,14 @@ import { Option, type Command } from 'commander';
 import type { CliDeps } from '../deps.js';
 import { runSessionCreate, type SessionCreateOptions } from './create.js';
 import { runSessionResume, runSessionRm, runSessionStop, type SessionActionOptions } from './lifecycle.js';
+import { parseIntegerOption } from '../options.js';
 import { runSessionLogs, type SessionLogsOptions } from './logs.js';
 import { runSessionLs, type SessionLsOptions } from './ls.js';
 import { runSessionSend, type SessionSendOptions } from './send.js';
 import { runSessionShow, type SessionShowOptions } from './show.js';
 
 const PROJECT_FLAG = ['--project <id or slug>', 'the project (default: SVC_PROJECT_ID, or the one svc link recorded here)'] as const;
-const STATUSES = ['provisioning', 'running', 'stopped', 'failed'];
+const STATUSES = ['queued', 'branching', 'provisioning', 'running', 'stopped', 'failed', 'completed'];
 
 /** `svc session …` (contract §8). */
 export function registerSession(program: Command, deps: () => CliDeps): void {
@@ -28,6 +29,8 @@ export function registerSession(program: Command, deps: () => CliDeps): void {
     .description('list sessions, newest first')
     .addOption(new Option('--status <status>', 'only these').choices(STATUSES))
     .option('--trigger <slug>', 'only those a trigger started')
+    .option('--limit <n>', 'at most this many (1 to 500, default 500)', parseIntegerOption('--limit', 1, 500))
+    .option('--before <id>', 'only sessions older than this one (the next page, as the hint after a full page names)')
     .option(...PROJECT_FLAG)
     .option('--json', 'print the API objects')
     .action((options: SessionLsOptions) => runSessionLs(options, deps()));

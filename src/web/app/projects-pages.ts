@@ -9,7 +9,7 @@ import { listProjectDashboards } from '../../dashboards/read-dashboards.js';
 import { escapeAttr, escapeHtml } from '../../dashboards/render/escape.js';
 import { timeElement } from '../../dashboards/render/render-dashboard.js';
 import { listSessions } from '../../sessions/list-sessions.js';
-import type { SessionRow } from '../../sessions/session-row.js';
+import { UNDER_WAY_STATUSES, type SessionRow } from '../../sessions/session-row.js';
 import { renderPage } from '../layout.js';
 import { sendPage } from '../send-page.js';
 import { triggerOverviewRows, triggersPath } from './trigger-pages.js';
@@ -68,17 +68,16 @@ export function sessionListRow(view: ProjectView, session: SessionRow): string {
 async function renderOverview(view: ProjectView): Promise<string> {
   const [crs, sessions, triggers, dashboards] = await Promise.all([
     listChangeRequests(view.ctx, { projectId: view.project.id, status: 'open' }),
-    listSessions(view.ctx, { projectId: view.project.id }),
+    listSessions(view.ctx, { projectId: view.project.id, statuses: UNDER_WAY_STATUSES, limit: RECENT }),
     triggerOverviewRows(view, RECENT),
     listProjectDashboards(view.ctx, { projectId: view.project.id, limit: RECENT }),
   ]);
-  const live = sessions.filter((session) => session.status === 'running' || session.status === 'provisioning' || session.status === 'queued' || session.status === 'branching');
   const head =
     `<div class="page-head"><div><h1>${escapeHtml(view.project.name)}</h1>` +
     `<p class="muted">${view.project.repo_url ? `Mirror of <code>${escapeHtml(view.project.repo_url)}</code>` : 'Repository hosted by svc'} · default branch <code>${escapeHtml(view.project.default_branch)}</code></p></div></div>`;
   const panels = [
     overviewList('Open change requests', projectPath(view.project, '/change-requests'), crs.slice(0, RECENT).map((cr) => changeRequestRow(view, cr)), 'No change request is open.'),
-    overviewList('Running sessions', projectPath(view.project, '/sessions'), live.slice(0, RECENT).map((session) => sessionListRow(view, session)), 'No session is running.'),
+    overviewList('Running sessions', projectPath(view.project, '/sessions'), sessions.sessions.map((session) => sessionListRow(view, session)), 'No session is running.'),
     overviewList('Triggers', triggersPath(view), triggers, 'The manifest on the default branch declares no trigger.'),
     overviewList(
       'Recent dashboards',

@@ -13,7 +13,7 @@ import { timeElement } from '../../dashboards/render/render-dashboard.js';
 import { AppError } from '../../errors.js';
 import { createSession } from '../../sessions/create-session.js';
 import { deleteSession } from '../../sessions/delete-session.js';
-import { listSessions } from '../../sessions/list-sessions.js';
+import { countSessions, listSessions } from '../../sessions/list-sessions.js';
 import { resumeSession } from '../../sessions/resume-session.js';
 import { sendMessage } from '../../sessions/send-message.js';
 import { loadSession } from '../../sessions/session-access.js';
@@ -48,11 +48,20 @@ function newSessionForm(view: ProjectView, failure: Failure | undefined): string
   );
 }
 
-async function renderList(view: ProjectView, failure?: Failure): Promise<string> {
-  const sessions = await listSessions(view.ctx, { projectId: view.project.id });
-  const head = `<div class="page-head"><div><h1>Sessions</h1><p class="muted">${sessions.length === 1 ? '1 session' : `${sessions.length} sessions`}</p></div></div>`;
+/** Sessions per page of the list; older ones are a link away. */
+const SESSIONS_PER_PAGE = 50;
+
+async function renderList(view: ProjectView, failure?: Failure, before?: string): Promise<string> {
+  const [page, total] = await Promise.all([listSessions(view.ctx, { projectId: view.project.id, limit: SESSIONS_PER_PAGE, before }), countSessions(view.ctx, view.project.id)]);
+  const { sessions } = page;
+  const head = `<div class="page-head"><div><h1>Sessions</h1><p class="muted">${total === 1 ? '1 session' : `${total} sessions`}${before ? ', older ones' : ''}</p></div></div>`;
   const list = sessions.length > 0 ? `<ul class="rows panel">${sessions.map((session) => sessionListRow(view, session)).join('')}</ul>` : '<div class="empty-state"><h2>No sessions yet</h2><p>Start one with a prompt.</p></div>';
-  return head + newSessionForm(view, failure) + list;
+  const base = projectPath(view.project, '/sessions');
+  const links = [
+    before ? `<a class="chip" href="${escapeAttr(base)}">Newest sessions</a>` : '',
+    page.nextBefore ? `<a class="chip" rel="next" href="${escapeAttr(`${base}?before=${encodeURIComponent(page.nextBefore)}`)}">Older sessions</a>` : '',
+  ].join('');
+  return head + newSessionForm(view, failure) + list + (links ? `<nav class="chips" aria-label="More sessions">${links}</nav>` : '');
 }
 
 /** Why the conversation shown is not live, and how old it is (HTML). */
@@ -114,11 +123,12 @@ interface SessionParams {
 }
 
 export function sessionPageRoutes(app: FastifyInstance, services: Services): void {
-  app.get<{ Params: { slug: string } }>('/projects/:slug/sessions', { schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Params: { slug: string }; Querystring: { before?: string | string[] } }>('/projects/:slug/sessions', { schema: { hide: true } }, async (request, reply) => {
     const ctx = await pageActor(services, request, reply);
     if (!ctx) return reply;
     const view = await loadProjectView(services, request, ctx, request.params.slug);
-    return sendPage(reply, 200, renderProjectPage(view, { title: 'Sessions', tab: 'sessions', body: await renderList(view), crumbs: [{ label: 'Sessions' }] }));
+    const before = [request.query.before].flat()[0] || undefined;
+    return sendPage(reply, 200, renderProjectPage(view, { title: 'Sessions', tab: 'sessions', body: await renderList(view, undefined, before), crumbs: [{ label: 'Sessions' }] }));
   });
 
   app.post<{ Params: { slug: string } }>('/projects/:slug/sessions', { schema: { hide: true }, bodyLimit: LONG_TEXT_FORM_LIMIT }, async (request, reply) => {
