@@ -35,6 +35,8 @@ async function startSvc(watchIntervalMs: number): Promise<{ svc: TestServer; pro
   return { svc: started, projectId: created.body.project.id as string, driver: sandboxDriver(started, created.body.project.id as string, 'docker') };
 }
 
+const dockerHost = process.env.DOCKER_HOST;
+
 beforeAll(async () => {
   await buildSandboxImageOnce(mainEngine);
   engine = await PrivateEngine.create();
@@ -50,6 +52,9 @@ afterAll(async () => {
   await Promise.all([svc?.close(), unwatching?.svc.close()]);
   await engine?.remove();
   removeTempDirs();
+  // Test files share their process: the next one reaches the machine's engine, not this private one.
+  if (dockerHost === undefined) delete process.env.DOCKER_HOST;
+  else process.env.DOCKER_HOST = dockerHost;
 }, 120_000);
 
 const base = () => `/v1/projects/${projectId}/sessions`;

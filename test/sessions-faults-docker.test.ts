@@ -13,9 +13,13 @@ import { sandboxFaults } from './support/sandbox-faults.js';
 const engine = new DockerEngine();
 if (!engine.socketPath) throw new Error(`these tests need a Docker engine on a unix socket (DOCKER_HOST is ${engine.address})`);
 const door = new EngineDoor(engine.socketPath);
+const dockerHost = process.env.DOCKER_HOST;
 
 afterAll(async () => {
   await door.remove();
+  // Test files share their process: the next one reaches the engine itself, not this door.
+  if (dockerHost === undefined) delete process.env.DOCKER_HOST;
+  else process.env.DOCKER_HOST = dockerHost;
 });
 
 sandboxFaults({
