@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expiredLoginFailuresSweep } from '../src/accounts/login-throttle.js';
 import { generateToken, hashToken } from '../src/accounts/token-secrets.js';
 import { newId } from '../src/ids.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
@@ -181,6 +182,13 @@ describe(`web sign-in on ${testDialect}`, () => {
     const odd = await page('/login', { method: 'POST', form: { name: 'nul\u0000name', password: 'x', next: '/d' } });
     expect(odd.status).toBe(400);
     expect(odd.text).toContain('The form field &quot;name&quot; has a NUL character (U+0000)');
+
+    // The sweep of run-out counts (every 5 minutes, on one replica) keeps a block until it ran out an hour ago.
+    const sweep = (now: Date) => expiredLoginFailuresSweep.run({ services: svc.server.services, now, signal: new AbortController().signal, holder: 'test' });
+    await sweep(new Date());
+    expect((await page('/login', { method: 'POST', form: { name: 'target', password: 'the right password', next: '/d' } })).status).toBe(429);
+    await sweep(new Date(Date.now() + 3 * 60 * 60 * 1000));
+    expect((await page('/login', { method: 'POST', form: { name: 'target', password: 'the right password', next: '/d' } })).status).toBe(303);
   });
 
   it('signs in with a user token (the admin’s, or a member’s)', async () => {

@@ -4,7 +4,9 @@
  * block that pair for 15 minutes, and a hundred failures from one address in an hour block it for an
  * hour. A success clears its pair's count. Tokens are not guessable, but their failures count too.
  */
+import { sql } from 'kysely';
 import { RateLimiterPostgres, RateLimiterRes, RateLimiterSQLite, type RateLimiterStoreAbstract } from 'rate-limiter-flexible';
+import type { BackgroundTask } from '../background/task-runner.js';
 import type { DriverClient } from '../db/database.js';
 
 const FAILS_PER_NAME_AND_ADDRESS = 10;
@@ -41,7 +43,9 @@ async function limiter(driver: DriverClient, keyPrefix: string, points: number, 
 
 function createLimiter(driver: DriverClient, keyPrefix: string, points: number, duration: number, blockDuration: number): Promise<RateLimiterStoreAbstract> {
   return new Promise((resolve, reject) => {
-    const options = { keyPrefix, points, duration, blockDuration, tableName: TABLE, clearExpiredByTimeout: true };
+    // Counts that ran out are deleted by expiredLoginFailuresSweep, which stops with the server: the limiter's
+    // own timer outlived the SQLite connection it swept, and its failure there was an unhandled rejection.
+    const options = { keyPrefix, points, duration, blockDuration, tableName: TABLE, clearExpiredByTimeout: false };
     const ready = (error?: unknown) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(created));
     const created: RateLimiterStoreAbstract =
       driver.dialect === 'sqlite'
@@ -49,6 +53,16 @@ function createLimiter(driver: DriverClient, keyPrefix: string, points: number, 
         : new RateLimiterPostgres({ ...options, storeClient: driver.pool, storeType: 'pool' }, ready);
   });
 }
+
+/** Forgets counts and blocks that ran out over an hour ago (as the limiter itself would), on one replica at a time. */
+export const expiredLoginFailuresSweep: BackgroundTask = {
+  name: 'expired-login-failures',
+  runsOn: 'one-replica',
+  intervalMs: 5 * 60 * 1000,
+  async run({ services, now }) {
+    await sql`delete from ${sql.table(TABLE)} where expire < ${now.getTime() - 60 * 60 * 1000}`.execute(services.db);
+  },
+};
 
 function blockedFor(result: RateLimiterRes | null, points: number): number | null {
   if (!result || result.consumedPoints < points) return null;

@@ -11,11 +11,13 @@ import { messageDeliveryTask } from '../sessions/message-delivery.js';
 import { recoverSandboxesTask } from '../sessions/recover-sandboxes.js';
 import { triggerDispatchTask } from '../triggers/dispatch-fires.js';
 import { triggerSchedulerTask } from '../triggers/scheduler.js';
+import { expiredLoginFailuresSweep } from '../accounts/login-throttle.js';
 import { expiredSignInsSweep } from '../accounts/sign-ins.js';
 
 export function backgroundTasks(config: Config, onError: (error: unknown, what: string) => void = () => undefined): BackgroundTask[] {
   return [
     expiredSignInsSweep,
+    expiredLoginFailuresSweep,
     mergeIntentSweep(config.mergeHeartbeatTimeoutMs),
     idleSweepTask(config.sessions.sweepIntervalMs),
     messageDeliveryTask,
