@@ -17,12 +17,16 @@ export interface ListSessionsInput {
   limit?: number | undefined;
   /** Only sessions older than this one: the `next_before` of the page before. */
   before?: string | undefined;
+  /** Count the project's sessions too, whatever their status (the web list's heading). */
+  withTotal?: boolean;
 }
 
 export interface SessionsPage {
   sessions: SessionRow[];
   /** The id to pass as `before` for the next, older page; null when this page holds the oldest. */
   nextBefore: string | null;
+  /** With `withTotal`: how many sessions the project has. */
+  total?: number;
 }
 
 /** GET …/sessions: newest first, optionally by status or by the trigger that started them, a page at a time. */
@@ -43,15 +47,11 @@ export async function listSessions(ctx: ActorContext, input: ListSessionsInput):
     // Newest first by (created_at, id): the page continues strictly after the session named.
     query = query.where((eb) => eb.or([eb('created_at', '<', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)])]));
   }
-  const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  const [rows, counted] = await Promise.all([
+    query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute(),
+    input.withTotal ? ctx.db.selectFrom('sessions').select((eb) => eb.fn.countAll<number | string>().as('count')).where('project_id', '=', project.id).executeTakeFirstOrThrow() : undefined,
+  ]);
   const more = rows.length > limit;
   const sessions = more ? rows.slice(0, limit) : rows;
-  return { sessions, nextBefore: more ? sessions[sessions.length - 1]!.id : null };
-}
-
-/** How many sessions the project has, whatever their status. */
-export async function countSessions(ctx: ActorContext, projectId: string): Promise<number> {
-  const project = await loadProjectForSessions(ctx, projectId, 'read');
-  const row = await ctx.db.selectFrom('sessions').select((eb) => eb.fn.countAll<number | string>().as('count')).where('project_id', '=', project.id).executeTakeFirstOrThrow();
-  return Number(row.count);
+  return { sessions, nextBefore: more ? sessions[sessions.length - 1]!.id : null, ...(counted && { total: Number(counted.count) }) };
 }

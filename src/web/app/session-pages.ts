@@ -13,7 +13,7 @@ import { timeElement } from '../../dashboards/render/render-dashboard.js';
 import { AppError } from '../../errors.js';
 import { createSession } from '../../sessions/create-session.js';
 import { deleteSession } from '../../sessions/delete-session.js';
-import { countSessions, listSessions } from '../../sessions/list-sessions.js';
+import { listSessions } from '../../sessions/list-sessions.js';
 import { resumeSession } from '../../sessions/resume-session.js';
 import { sendMessage } from '../../sessions/send-message.js';
 import { loadSession } from '../../sessions/session-access.js';
@@ -52,8 +52,8 @@ function newSessionForm(view: ProjectView, failure: Failure | undefined): string
 const SESSIONS_PER_PAGE = 50;
 
 async function renderList(view: ProjectView, failure?: Failure, before?: string): Promise<string> {
-  const [page, total] = await Promise.all([listSessions(view.ctx, { projectId: view.project.id, limit: SESSIONS_PER_PAGE, before }), countSessions(view.ctx, view.project.id)]);
-  const { sessions } = page;
+  const page = await listSessions(view.ctx, { projectId: view.project.id, limit: SESSIONS_PER_PAGE, before, withTotal: true });
+  const { sessions, total = sessions.length } = page;
   const head = `<div class="page-head"><div><h1>Sessions</h1><p class="muted">${total === 1 ? '1 session' : `${total} sessions`}${before ? ', older ones' : ''}</p></div></div>`;
   const list = sessions.length > 0 ? `<ul class="rows panel">${sessions.map((session) => sessionListRow(view, session)).join('')}</ul>` : '<div class="empty-state"><h2>No sessions yet</h2><p>Start one with a prompt.</p></div>';
   const base = projectPath(view.project, '/sessions');
