@@ -125,8 +125,8 @@ describe(`the trigger listing and the scheduler (${testDialect})`, () => {
 
     // The CLI lists as many of the newest fires as --limit asks for, and refuses a limit the API would not take.
     const newestTwo = await runCli(['trigger', 'fires', 'every-second', '--project', project.id, '--limit', '2', '--json'], { env: adminCliEnv(svc) });
-    expect(newestTwo).toMatchObject({ code: 0, stderr: '' });
     const listedTwo = JSON.parse(newestTwo.stdout) as Array<{ id: string; fired_at: string }>;
+    expect(newestTwo).toMatchObject({ code: 0, stderr: `Older fires are not listed; the next page: svc trigger fires every-second --limit 2 --before ${listedTwo[1]!.id} --project ${project.id} --json\n` });
     expect(listedTwo).toHaveLength(2);
     expect(listedTwo[0]!.fired_at > listedTwo[1]!.fired_at).toBe(true);
     expect(listedTwo[1]!.fired_at >= fires[1]!.fired_at).toBe(true);

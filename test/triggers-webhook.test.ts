@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../src/git/testing/fixtures.js';
 import { pruneOldFires } from '../src/triggers/dispatch-fires.js';
 import { FIRES_KEPT_MS } from '../src/triggers/trigger-row.js';
+import { adminCliEnv, runCli } from './support/cli-harness.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
 import { idleRuntimeCommand, projectWithFiles, until, type TriggerProject } from './support/trigger-fixtures.js';
 
@@ -117,6 +118,53 @@ describe(`the webhook receiver (${testDialect})`, () => {
     await pruneOldFires(svc.server.services, new Date(Date.now() + FIRES_KEPT_MS + 60_000));
     expect((await svc.request('GET', `/v1/projects/${project.id}/triggers/github/fires`)).body.fires).toEqual([]);
     expect((await listed('github')).last_fired_at).toBe(fires[1]!.fired_at);
+  });
+
+  it("lists a trigger's fires a page at a time, newest first, in the API and the CLI, and says what to pass for before", async () => {
+    const body = JSON.stringify({ action: 'opened' });
+    for (let index = 1; index <= 5; index += 1) {
+      expect((await deliver('fresh-hook', body, { 'x-hub-signature-256': sign(body), 'x-github-delivery': `page-${index}` })).status).toBe(202);
+    }
+    const base = `/v1/projects/${project.id}/triggers/fresh-hook/fires`;
+    // Fires recorded before the first session took the account's one slot are queued once it has: listed when settled.
+    const all = await until(
+      'one fire holds the slot and four wait for it',
+      async () => (await svc.request('GET', base)).body as { fires: Array<{ id: string; status: string }>; next_before: string | null },
+      (listing) => listing.fires.filter((fire) => fire.status === 'queued').length === 4,
+    );
+    expect(all.fires).toHaveLength(5);
+    expect(all.next_before).toBeNull();
+    // Each page's next_before leads on to the next, older one; the page holding the oldest has none.
+    const first = (await svc.request('GET', `${base}?limit=2`)).body;
+    expect(first).toEqual({ fires: all.fires.slice(0, 2), next_before: all.fires[1]!.id });
+    const second = (await svc.request('GET', `${base}?limit=2&before=${first.next_before}`)).body;
+    expect(second).toEqual({ fires: all.fires.slice(2, 4), next_before: all.fires[3]!.id });
+    expect((await svc.request('GET', `${base}?limit=2&before=${second.next_before}`)).body).toEqual({ fires: all.fires.slice(4), next_before: null });
+    // Past the oldest fire the page is empty, not a 404.
+    expect((await svc.request('GET', `${base}?before=${all.fires[4]!.id}`)).body).toEqual({ fires: [], next_before: null });
+
+    // A before that names no fire of this trigger (another trigger's, or none at all) is refused where it is.
+    expect((await deliver('github', body, { 'x-hub-signature-256': sign(body), 'x-github-delivery': 'elsewhere' })).status).toBe(202);
+    const othersFire = (await svc.request('GET', `/v1/projects/${project.id}/triggers/github/fires`)).body.fires[0].id as string;
+    for (const before of [othersFire, 'nope']) {
+      const refused = await svc.request('GET', `${base}?before=${before}`);
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        issues: [{ path: '/before', message: `"${before}" names no fire of trigger "fresh-hook"; pass the next_before of the page before, or leave before out for the newest fires.` }],
+      });
+    }
+    expect((await svc.request('GET', `${base}?limit=1001`)).body.issues[0]).toMatchObject({ path: '/limit' });
+
+    // The CLI names the next page on standard error, so a script reading the JSON still learns how to go on.
+    const env = adminCliEnv(svc);
+    const page = await runCli(['trigger', 'fires', 'fresh-hook', '--project', project.id, '--limit', '3', '--json'], { env });
+    expect(page.code).toBe(0);
+    expect(JSON.parse(page.stdout)).toEqual(all.fires.slice(0, 3));
+    expect(page.stderr).toBe(`Older fires are not listed; the next page: svc trigger fires fresh-hook --limit 3 --before ${all.fires[2]!.id} --project ${project.id} --json\n`);
+    const rest = await runCli(['trigger', 'fires', 'fresh-hook', '--limit', '3', '--before', all.fires[2]!.id, '--project', project.id, '--json'], { env });
+    expect(rest).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(rest.stdout)).toEqual(all.fires.slice(3));
   });
 
   it('takes the secret as a token in three forms when no signature is sent, and queues at the cap', async () => {

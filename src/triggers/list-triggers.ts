@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { loadProjectFor, type ProjectRow } from '../accounts/access.js';
 import type { ActorContext } from '../context.js';
 import type { Database } from '../db/schema.js';
-import { AppError } from '../errors.js';
+import { AppError, validationFailed } from '../errors.js';
 import { manifestErrorsOf, syncProjectTriggers } from './sync-triggers.js';
 import { FIRES_KEPT_MS, type TriggerFireRow, type TriggerRow } from './trigger-row.js';
 import type { TriggerError } from '../manifest/index.js';
@@ -72,28 +72,59 @@ async function triggerOf(ctx: ActorContext, project: ProjectRow, slug: string): 
   return trigger;
 }
 
-/**
- * GET …/triggers/:slug/fires: newest first, the last 30 days. A trigger removed from the manifest keeps its fires
- * listed; a slug with neither a trigger nor fires is a 404.
- */
-export async function listFires(ctx: ActorContext, projectId: string, slug: string, limit = 100): Promise<TriggerFireRow[]> {
-  const project = await loadProjectFor(ctx, projectId, 'project.read', 'read trigger fires');
-  const fires = await recentFires(ctx.db, project.id, slug, limit);
-  if (fires.length === 0) await triggerOf(ctx, project, slug);
-  return fires;
+/** The most fires one page lists, and how many when the caller names no limit. */
+export const MAX_FIRES_PER_PAGE = 1000;
+export const DEFAULT_FIRES_PER_PAGE = 100;
+
+export interface FiresPage {
+  fires: TriggerFireRow[];
+  /** The id to pass as `before` for the next, older page; null when this page holds the oldest kept. */
+  nextBefore: string | null;
 }
 
-/** A trigger's fires of the last 30 days, newest first, in a project the caller may read. */
-export function recentFires(db: Kysely<Database>, projectId: string, slug: string, limit: number): Promise<TriggerFireRow[]> {
-  const since = new Date(Date.now() - FIRES_KEPT_MS).toISOString();
-  return db
+/**
+ * GET …/triggers/:slug/fires: newest first, the last 30 days, a page at a time. A trigger removed from the
+ * manifest keeps its fires listed; a slug with neither a trigger nor fires is a 404.
+ */
+export async function listFires(ctx: ActorContext, projectId: string, slug: string, page: { limit?: number | undefined; before?: string | undefined } = {}): Promise<FiresPage> {
+  const project = await loadProjectFor(ctx, projectId, 'project.read', 'read trigger fires');
+  const limit = page.limit ?? DEFAULT_FIRES_PER_PAGE;
+  const after = page.before === undefined ? undefined : await fireToContinueAfter(ctx.db, project.id, slug, page.before);
+  const rows = await recentFires(ctx.db, project.id, slug, limit + 1, after);
+  if (rows.length === 0 && !after) await triggerOf(ctx, project, slug);
+  const more = rows.length > limit;
+  const fires = more ? rows.slice(0, limit) : rows;
+  return { fires, nextBefore: more ? fires[fires.length - 1]!.id : null };
+}
+
+/** The fire a page continues after: one of this trigger's, else a 400 that says what to pass. */
+async function fireToContinueAfter(db: Kysely<Database>, projectId: string, slug: string, before: string): Promise<FireCursor> {
+  const found = await db
     .selectFrom('trigger_fires')
-    .selectAll()
+    .select(['fired_at', 'id'])
     .where('project_id', '=', projectId)
     .where('trigger_slug', '=', slug)
-    .where('fired_at', '>=', since)
-    .orderBy('fired_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+    .where('id', '=', before)
+    .executeTakeFirst();
+  if (!found) {
+    const message = `${JSON.stringify(before.slice(0, 80))} names no fire of trigger ${JSON.stringify(slug)}; pass the next_before of the page before, or leave before out for the newest fires.`;
+    throw validationFailed([{ path: '/before', message }], `The querystring request is invalid: /before: ${message}`);
+  }
+  return found;
+}
+
+interface FireCursor {
+  fired_at: string;
+  id: string;
+}
+
+/** A trigger's fires of the last 30 days, newest first (after `after`, when given), in a project the caller may read. */
+export function recentFires(db: Kysely<Database>, projectId: string, slug: string, limit: number, after?: FireCursor): Promise<TriggerFireRow[]> {
+  const since = new Date(Date.now() - FIRES_KEPT_MS).toISOString();
+  let query = db.selectFrom('trigger_fires').selectAll().where('project_id', '=', projectId).where('trigger_slug', '=', slug).where('fired_at', '>=', since);
+  if (after) {
+    // Newest first by (fired_at, id): the page continues strictly after the fire named.
+    query = query.where((eb) => eb.or([eb('fired_at', '<', after.fired_at), eb.and([eb('fired_at', '=', after.fired_at), eb('id', '<', after.id)])]));
+  }
+  return query.orderBy('fired_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }

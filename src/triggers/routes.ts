@@ -9,7 +9,7 @@ import { errorResponses } from '../server/http-schemas.js';
 import { fireTrigger } from './fire-trigger.js';
 import { listFires, listTriggers } from './list-triggers.js';
 import { presentFire, presentFireAnswer, presentTrigger, presentTriggerError } from './presenters.js';
-import { Fire, FireAnswer, FireBody, FiresQuery, ProjectParams, TriggerListing, TriggerParams } from './schemas.js';
+import { FireAnswer, FireBody, FiresPage, FiresQuery, ProjectParams, TriggerListing, TriggerParams } from './schemas.js';
 
 const tags = ['triggers'];
 const PREFIX = '/v1/projects/:id/triggers';
@@ -34,10 +34,10 @@ export function triggerRoutes(app: FastifyInstance, services: Services): void {
 
   api.get(
     `${PREFIX}/:slug/fires`,
-    { schema: { tags, summary: 'Fires of a trigger, newest first (kept 30 days)', params: TriggerParams, querystring: FiresQuery, response: { 200: Type.Object({ fires: Type.Array(Fire) }), ...errorResponses(400, 401, 403, 404) } } },
+    { schema: { tags, summary: 'Fires of a trigger, newest first (kept 30 days), a page at a time', params: TriggerParams, querystring: FiresQuery, response: { 200: FiresPage, ...errorResponses(400, 401, 403, 404) } } },
     async (request) => {
-      const fires = await listFires(await authenticate(services, request), request.params.id, request.params.slug, request.query.limit);
-      return { fires: fires.map(presentFire) };
+      const page = await listFires(await authenticate(services, request), request.params.id, request.params.slug, request.query);
+      return { fires: page.fires.map(presentFire), next_before: page.nextBefore };
     },
   );
 

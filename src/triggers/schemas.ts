@@ -37,6 +37,11 @@ export const Fire = Type.Object({
   fired_at: Type.String(),
 });
 
+export const FiresPage = Type.Object({
+  fires: Type.Array(Fire),
+  next_before: Nullable(Type.String({ description: 'Pass as before for the next, older page; null on the page that holds the oldest kept' })),
+});
+
 export const FireAnswer = Type.Object(
   {
     status: Type.Union([Type.Literal('fired'), Type.Literal('queued'), Type.Literal('duplicate'), Type.Literal('failed')]),
@@ -52,4 +57,10 @@ export const FireBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const FiresQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }, { additionalProperties: false });
+export const FiresQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'At most this many fires (default 100)' })),
+    before: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Only fires older than this one: the previous page's next_before" })),
+  },
+  { additionalProperties: false },
+);

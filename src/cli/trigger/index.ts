@@ -21,6 +21,7 @@ export function registerTrigger(program: Command, deps: () => CliDeps): void {
     .description('fires of a trigger, newest first: source, status, session')
     .option(...PROJECT_FLAG)
     .option('--limit <n>', `how many of the newest fires (1 to ${MAX_FIRES_LISTED}; default ${DEFAULT_FIRES_LISTED})`, parseIntegerOption('--limit', 1, MAX_FIRES_LISTED))
+    .option('--before <id>', 'only fires older than this one (the next page, as the hint after a full page names)')
     .option('--json', 'print the API objects')
     .action((slug: string, options: TriggerFiresOptions) => runTriggerFires(slug, options, deps()));
   trigger
