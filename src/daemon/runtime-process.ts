@@ -113,19 +113,14 @@ export class RuntimeProcess {
   }
 
   private async waitReady(generation: number): Promise<void> {
-    while (generation === this.generation && this.state === 'booting') {
-      if (await this.client.probe()) {
-        if (generation !== this.generation || this.state !== 'booting') return;
-        this.state = 'ready';
-        this.error = null;
-        this.readyAt = new Date().toISOString();
-        this.backoffMs = 250;
-        this.options.log(`runtime ready (pid ${this.child?.pid})`);
-        this.options.onReady();
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const booting = () => generation === this.generation && this.state === 'booting';
+    if (!(await this.client.waitAnswering(booting)) || !booting()) return;
+    this.state = 'ready';
+    this.error = null;
+    this.readyAt = new Date().toISOString();
+    this.backoffMs = 250;
+    this.options.log(`runtime ready (pid ${this.child?.pid})`);
+    this.options.onReady();
   }
 
   private crashed(generation: number, message: string): void {
