@@ -8,7 +8,8 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../src/git/testing/fixtures.js';
 import { pruneOldFires } from '../src/triggers/dispatch-fires.js';
 import { FIRES_KEPT_MS } from '../src/triggers/trigger-row.js';
-import { adminCliEnv, runCli } from './support/cli-harness.js';
+import { runTriggerFires } from '../src/cli/trigger/fires.js';
+import { adminCliEnv, captureDeps, runCli } from './support/cli-harness.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
 import { idleRuntimeCommand, projectWithFiles, until, type TriggerProject } from './support/trigger-fixtures.js';
 
@@ -165,6 +166,11 @@ describe(`the webhook receiver (${testDialect})`, () => {
     const rest = await runCli(['trigger', 'fires', 'fresh-hook', '--limit', '3', '--before', all.fires[2]!.id, '--project', project.id, '--json'], { env });
     expect(rest).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(rest.stdout)).toEqual(all.fires.slice(3));
+    // At a terminal, a page past the oldest fire says so, not that the trigger never fired.
+    const terminal = captureDeps({ env, isTTY: true });
+    await runTriggerFires('fresh-hook', { project: project.id, before: all.fires[4]!.id }, terminal);
+    expect(terminal.out()).toBe('');
+    expect(terminal.err()).toBe(`Trigger fresh-hook has no fires older than ${all.fires[4]!.id} in the last 30 days.\n`);
   });
 
   it('takes the secret as a token in three forms when no signature is sent, and queues at the cap', async () => {

@@ -29,7 +29,9 @@ export async function runTriggerFires(slug: string, options: TriggerFiresOptions
     return older();
   }
   if (body.fires.length === 0) {
-    if (deps.isTTY) deps.stderr.write(`Trigger ${slug} has not fired in the last 30 days; fire it with: svc trigger fire ${slug}\n`);
+    if (!deps.isTTY) return;
+    if (options.before) deps.stderr.write(`Trigger ${slug} has no fires older than ${options.before} in the last 30 days.\n`);
+    else deps.stderr.write(`Trigger ${slug} has not fired in the last 30 days; fire it with: svc trigger fire ${slug}\n`);
     return;
   }
   printTable(deps, body.fires, [
