@@ -4,7 +4,7 @@ import type { ActorContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { AppError, validationFailed } from '../errors.js';
 import { manifestErrorsOf, syncProjectTriggers } from './sync-triggers.js';
-import { FIRES_KEPT_MS, type TriggerFireRow, type TriggerRow } from './trigger-row.js';
+import { DEFAULT_FIRES_PER_PAGE, FIRES_KEPT_MS, type TriggerFireRow, type TriggerRow } from './trigger-row.js';
 import type { TriggerError } from '../manifest/index.js';
 
 export interface TriggerListing {
@@ -71,10 +71,6 @@ async function triggerOf(ctx: ActorContext, project: ProjectRow, slug: string): 
   }
   return trigger;
 }
-
-/** The most fires one page lists, and how many when the caller names no limit. */
-export const MAX_FIRES_PER_PAGE = 1000;
-export const DEFAULT_FIRES_PER_PAGE = 100;
 
 export interface FiresPage {
   fires: TriggerFireRow[];

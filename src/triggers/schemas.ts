@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox';
+import { DEFAULT_FIRES_PER_PAGE, MAX_FIRES_PER_PAGE } from './trigger-row.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -59,7 +60,7 @@ export const FireBody = Type.Object(
 
 export const FiresQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'At most this many fires (default 100)' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_FIRES_PER_PAGE, description: `At most this many fires (default ${DEFAULT_FIRES_PER_PAGE})` })),
     before: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Only fires older than this one: the previous page's next_before" })),
   },
   { additionalProperties: false },
