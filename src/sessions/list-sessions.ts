@@ -1,4 +1,5 @@
 import type { ActorContext } from '../context.js';
+import { olderThan, pageOf } from '../db/newest-first.js';
 import type { SessionStatus } from '../db/schema.js';
 import { validationFailed } from '../errors.js';
 import { isUuid } from '../ids.js';
@@ -44,14 +45,12 @@ export async function listSessions(ctx: ActorContext, input: ListSessionsInput):
       const message = `${JSON.stringify(input.before.slice(0, 80))} names no session of this project; pass the next_before of the page before, or leave before out for the newest sessions.`;
       throw validationFailed([{ path: '/before', message }], `The querystring request is invalid: /before: ${message}`);
     }
-    // Newest first by (created_at, id): the page continues strictly after the session named.
-    query = query.where((eb) => eb.or([eb('created_at', '<', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)])]));
+    query = query.where(olderThan('created_at', { at: after.created_at, id: after.id }));
   }
   const [rows, counted] = await Promise.all([
     query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute(),
     input.withTotal ? ctx.db.selectFrom('sessions').select((eb) => eb.fn.countAll<number | string>().as('count')).where('project_id', '=', project.id).executeTakeFirstOrThrow() : undefined,
   ]);
-  const more = rows.length > limit;
-  const sessions = more ? rows.slice(0, limit) : rows;
-  return { sessions, nextBefore: more ? sessions[sessions.length - 1]!.id : null, ...(counted && { total: Number(counted.count) }) };
+  const page = pageOf(rows, limit);
+  return { sessions: page.rows, nextBefore: page.nextBefore, ...(counted && { total: Number(counted.count) }) };
 }

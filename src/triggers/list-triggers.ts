@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { loadProjectFor, type ProjectRow } from '../accounts/access.js';
 import type { ActorContext } from '../context.js';
+import { olderThan, pageOf, type PageCursor } from '../db/newest-first.js';
 import type { Database } from '../db/schema.js';
 import { AppError, validationFailed } from '../errors.js';
 import { manifestErrorsOf, syncProjectTriggers } from './sync-triggers.js';
@@ -88,13 +89,12 @@ export async function listFires(ctx: ActorContext, projectId: string, slug: stri
   const after = page.before === undefined ? undefined : await fireToContinueAfter(ctx.db, project.id, slug, page.before);
   const rows = await recentFires(ctx.db, project.id, slug, limit + 1, after);
   if (rows.length === 0 && !after) await triggerOf(ctx, project, slug);
-  const more = rows.length > limit;
-  const fires = more ? rows.slice(0, limit) : rows;
-  return { fires, nextBefore: more ? fires[fires.length - 1]!.id : null };
+  const { rows: fires, nextBefore } = pageOf(rows, limit);
+  return { fires, nextBefore };
 }
 
 /** The fire a page continues after: one of this trigger's, else a 400 that says what to pass. */
-async function fireToContinueAfter(db: Kysely<Database>, projectId: string, slug: string, before: string): Promise<FireCursor> {
+async function fireToContinueAfter(db: Kysely<Database>, projectId: string, slug: string, before: string): Promise<PageCursor> {
   const found = await db
     .selectFrom('trigger_fires')
     .select(['fired_at', 'id'])
@@ -106,21 +106,13 @@ async function fireToContinueAfter(db: Kysely<Database>, projectId: string, slug
     const message = `${JSON.stringify(before.slice(0, 80))} names no fire of trigger ${JSON.stringify(slug)}; pass the next_before of the page before, or leave before out for the newest fires.`;
     throw validationFailed([{ path: '/before', message }], `The querystring request is invalid: /before: ${message}`);
   }
-  return found;
-}
-
-interface FireCursor {
-  fired_at: string;
-  id: string;
+  return { at: found.fired_at, id: found.id };
 }
 
 /** A trigger's fires of the last 30 days, newest first (after `after`, when given), in a project the caller may read. */
-export function recentFires(db: Kysely<Database>, projectId: string, slug: string, limit: number, after?: FireCursor): Promise<TriggerFireRow[]> {
+export function recentFires(db: Kysely<Database>, projectId: string, slug: string, limit: number, after?: PageCursor): Promise<TriggerFireRow[]> {
   const since = new Date(Date.now() - FIRES_KEPT_MS).toISOString();
   let query = db.selectFrom('trigger_fires').selectAll().where('project_id', '=', projectId).where('trigger_slug', '=', slug).where('fired_at', '>=', since);
-  if (after) {
-    // Newest first by (fired_at, id): the page continues strictly after the fire named.
-    query = query.where((eb) => eb.or([eb('fired_at', '<', after.fired_at), eb.and([eb('fired_at', '=', after.fired_at), eb('id', '<', after.id)])]));
-  }
+  if (after) query = query.where(olderThan('fired_at', after));
   return query.orderBy('fired_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
