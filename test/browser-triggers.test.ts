@@ -5,6 +5,7 @@
  * Refusals: a token without triggers.fire sees no button and is refused, and a form without its token is refused.
  * The runtime is an idle process: sessions reach their sandbox and no agent works, which is all the page needs.
  */
+import { randomUUID } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../src/git/testing/fixtures.js';
@@ -118,6 +119,12 @@ describe('triggers in Chromium', () => {
     expect(new URL(page.url()).pathname).toBe(`/projects/${project.slug}/sessions/${recorded?.session_id}`);
     await expect(page.locator('.page-head .meta').textContent()).resolves.toContain('trigger gh');
     await expect(page.locator('#conversation').textContent()).resolves.toContain('Asked by hand: ship <the> fix');
+    // The trigger's fires page shows the same prompt, folded until asked for.
+    await page.goto(`${svc.url}${triggersPath()}/gh/fires`);
+    const prompt = page.locator('li.fire details.fire-prompt');
+    expect(await prompt.locator('pre').isVisible()).toBe(false);
+    await prompt.locator('summary').click();
+    await expect(prompt.locator('pre').textContent()).resolves.toBe('Asked by hand: ship <the> fix');
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -157,7 +164,15 @@ describe('triggers in Chromium', () => {
     expect(unknown.status).toBe(404);
   });
 
-  it('passes axe-core on the overview and the Triggers page, in both themes and at phone width', async () => {
-    expect(await axeAcross(browser, svc, cookie, [`/projects/${project.slug}`, triggersPath()])).toEqual([]);
+  it('passes axe-core on the overview, the Triggers page and a fires page, in both themes and at phone width', async () => {
+    // A trigger since removed from the manifest: its fires stay listed on its fires page.
+    const db = svc.server.services.db;
+    const { account_id, created_by } = await db.selectFrom('projects').select(['account_id', 'created_by']).where('id', '=', project.id).executeTakeFirstOrThrow();
+    const at = new Date(Date.now() - 3_600_000).toISOString();
+    await db
+      .insertInto('trigger_fires')
+      .values({ id: randomUUID(), project_id: project.id, account_id, trigger_slug: 'retired', source: 'cron', status: 'fired', session_mode: 'fresh', target: 'new', prompt: 'Weekly review', actor_user_id: created_by, fired_at: at, due_at: at, started_at: at, attempts: 1 })
+      .execute();
+    expect(await axeAcross(browser, svc, cookie, [`/projects/${project.slug}`, triggersPath(), `${triggersPath()}/retired/fires`])).toEqual([]);
   }, 60_000);
 });

@@ -60,6 +60,10 @@ div.preview ul{margin:0 0 6px;padding-left:20px}
 .form-line label{font-size:13px;font-weight:600}
 .form-grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,220px),1fr));gap:0 14px}
 .stack-form{margin-top:14px;padding-top:14px;border-top:1px solid var(--border)}
+.fire-prompt{margin-top:4px;font-size:12.5px;min-width:0}
+.fire-prompt summary{cursor:pointer;color:var(--ink-2);overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.fire-prompt pre{margin-top:6px}
+.page-head p a{text-decoration:underline;text-decoration-thickness:1px;text-underline-offset:2px}
 .fire-now label{display:block;font-size:13px;font-weight:600;margin:0 0 6px}
 .subhead{font-size:12.5px;font-weight:650;text-transform:uppercase;letter-spacing:.06em;color:var(--ink-3);margin:4px 0 2px}
 .checks{border:0;padding:0;margin:0 0 12px;display:flex;flex-wrap:wrap;gap:6px 16px}

@@ -2,8 +2,9 @@
  * Triggers for people: every trigger of the manifest on the default branch with its type, schedule (the
  * cron expression and the zone it is read in, or the one-off instant), next and last fire, its recent fires
  * with the sessions they started, the manifest's entries that could not be read, and Fire now with an
- * optional message. The page calls the same operations as the API (listing, fires, fire-now), so the same
- * rules hold: Fire now shows only to a reader holding triggers.fire, and the operation refuses anyone else.
+ * optional message. Each trigger's older fires are a page of their own, a page at a time, each fire with the
+ * prompt it gave its session. The pages call the same operations as the API (listing, fires, fire-now), so
+ * the same rules hold: Fire now shows only to a reader holding triggers.fire, and the operation refuses anyone else.
  */
 import cronstrue from 'cronstrue';
 import type { FastifyInstance, FastifyReply } from 'fastify';
@@ -13,21 +14,30 @@ import { timeElement } from '../../dashboards/render/render-dashboard.js';
 import { AppError } from '../../errors.js';
 import { listSecrets } from '../../accounts/secrets.js';
 import { fireTrigger } from '../../triggers/fire-trigger.js';
-import { listTriggers, recentFires } from '../../triggers/list-triggers.js';
+import { pageOf } from '../../db/newest-first.js';
+import { listFires, listTriggers, recentFires } from '../../triggers/list-triggers.js';
 import { presentFire, presentTrigger, presentTriggerError } from '../../triggers/presenters.js';
 import { startAfterAnswer } from '../../triggers/routes.js';
-import { definitionOf } from '../../triggers/trigger-row.js';
+import { definitionOf, type TriggerFireRow } from '../../triggers/trigger-row.js';
 import { webhookPath } from '../../triggers/webhook-routes.js';
 import { sendPage } from '../send-page.js';
 import { csrfField, requireFormToken } from './csrf.js';
 import { sessionLink } from './projects-pages.js';
 import { LONG_TEXT_FORM_LIMIT, can, formField, isShownWhereActed, loadProjectView, pageActor, projectPath, renderActionError, renderProjectPage, statusBadge, type ProjectView } from './project-page.js';
 
-/** Fires listed under each trigger; the API's fires route lists up to 30 days of them. */
+/** Fires listed under each trigger on the Triggers page; the older ones are on the trigger's fires page. */
 const RECENT_FIRES = 5;
+/** Fires a page of a trigger's fires lists. */
+const FIRES_PER_PAGE = 50;
 
 type Trigger = ReturnType<typeof presentTrigger>;
 type Fire = ReturnType<typeof presentFire>;
+
+/** A trigger's newest fires on the Triggers page, and where its fires page continues after them. */
+interface RecentFires {
+  fires: Fire[];
+  nextBefore: string | null;
+}
 
 interface FireFailure {
   slug: string;
@@ -41,6 +51,11 @@ export function triggersPath(view: Pick<ProjectView, 'project'>, rest = ''): str
 
 function triggerAnchor(slug: string): string {
   return `trigger-${slug}`;
+}
+
+/** A trigger's fires page, newest first, or the page after the fire `before`. */
+export function triggerFiresPath(view: Pick<ProjectView, 'project'>, slug: string, before?: string): string {
+  return triggersPath(view, `/${encodeURIComponent(slug)}/fires${before ? `?before=${encodeURIComponent(before)}` : ''}`);
 }
 
 /** An instant as the trigger's zone reads it, e.g. "Mon 1 Dec 2026, 09:00 CET". */
@@ -81,14 +96,29 @@ export function nextFireHtml(trigger: Trigger): string {
   return `${timeElement(trigger.next_fire_at)} <span class="muted">(${escapeHtml(inZone(trigger.next_fire_at, zone))})</span>`;
 }
 
-function fireRow(view: ProjectView, fire: Fire): string {
+/** How long after its slot a cron fire fired: "120 ms", "2.5 s", "4 min", "5 h 2 min". */
+function lateness(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ''}`;
+}
+
+/** One fire: its source, session, time, why it waits or which fallback it took, and (on the fires page) what it asked. */
+function fireRow(view: ProjectView, fire: Fire, detail?: Pick<TriggerFireRow, 'prompt' | 'due_at'>): string {
   const session = fire.session_id
     ? `<a href="${escapeAttr(sessionLink(view, fire.session_id))}">session <code>${escapeHtml(fire.session_id.slice(0, 8))}</code></a>`
     : '<span class="muted">no session</span>';
-  const notes = [fire.reason, fire.fallback ? `fallback: ${fire.fallback}` : null].filter((note): note is string => Boolean(note));
+  // A cron fire's slot: how late it fired (after downtime, a missed slot fires once, late).
+  const late = detail?.due_at ? `${lateness(Date.parse(fire.fired_at) - Date.parse(detail.due_at))} after its slot` : null;
+  const notes = [late, fire.reason, fire.fallback ? `fallback: ${fire.fallback}` : null].filter((note): note is string => Boolean(note));
+  const firstLine = detail?.prompt.split('\n', 1)[0] ?? '';
+  const prompt = detail
+    ? `<details class="fire-prompt"><summary>Prompt: ${escapeHtml(firstLine.length > 120 ? `${firstLine.slice(0, 120)}…` : firstLine)}</summary><pre class="tool-io">${escapeHtml(detail.prompt)}</pre></details>`
+    : '';
   return (
     `<li class="row fire"><div class="row-main"><span class="row-title">${escapeHtml(fire.source)} · ${session}</span>` +
-    `<span class="row-sub">${timeElement(fire.fired_at)}${notes.map((note) => ` · ${escapeHtml(note)}`).join('')}</span></div>${statusBadge(fire.status)}</li>`
+    `<span class="row-sub">${timeElement(fire.fired_at)}${notes.map((note) => ` · ${escapeHtml(note)}`).join('')}</span>${prompt}</div>${statusBadge(fire.status)}</li>`
   );
 }
 
@@ -124,7 +154,7 @@ function webhookHtml(view: ProjectView, receiver: WebhookReceiverFacts): string 
   );
 }
 
-function renderTrigger(view: ProjectView, trigger: Trigger, fires: Fire[], failure: FireFailure | undefined, receiver: WebhookReceiverFacts | null): string {
+function renderTrigger(view: ProjectView, trigger: Trigger, recent: RecentFires, failure: FireFailure | undefined, receiver: WebhookReceiverFacts | null): string {
   const title = trigger.name !== trigger.slug ? `${escapeHtml(trigger.name)} <code>${escapeHtml(trigger.slug)}</code>` : `<code>${escapeHtml(trigger.slug)}</code>`;
   const facts =
     `<dl class="facts"><div><dt>Schedule</dt><dd>${scheduleHtml(trigger)}</dd></div>` +
@@ -133,18 +163,24 @@ function renderTrigger(view: ProjectView, trigger: Trigger, fires: Fire[], failu
     `<div><dt>Session</dt><dd>${escapeHtml(trigger.session_mode)}${trigger.session_id ? ` <a href="${escapeAttr(sessionLink(view, trigger.session_id))}"><code>${escapeHtml(trigger.session_id.slice(0, 8))}</code></a>` : ''}</dd></div>` +
     `<div><dt>Agent</dt><dd>${escapeHtml(trigger.agent)}${trigger.model ? ` (${escapeHtml(trigger.model)})` : ''}</dd></div></dl>`;
   const webhook = receiver ? webhookHtml(view, receiver) : '';
-  const recent = fires.length > 0 ? `<ul class="rows">${fires.map((fire) => fireRow(view, fire)).join('')}</ul>` : '<p class="muted">No fires in the last 30 days.</p>';
+  const older = recent.nextBefore ? `<nav class="chips" aria-label="More fires of ${escapeAttr(trigger.slug)}"><a class="chip" href="${escapeAttr(triggerFiresPath(view, trigger.slug, recent.nextBefore))}">Older fires</a></nav>` : '';
+  const fires = recent.fires.length > 0 ? `<ul class="rows">${recent.fires.map((fire) => fireRow(view, fire)).join('')}</ul>${older}` : '<p class="muted">No fires in the last 30 days.</p>';
   return (
     `<section class="panel trigger" id="${escapeAttr(triggerAnchor(trigger.slug))}" aria-labelledby="${escapeAttr(`${triggerAnchor(trigger.slug)}-title`)}">` +
     `<h2 class="panel-title" id="${escapeAttr(`${triggerAnchor(trigger.slug)}-title`)}">${title} ${statusBadge(trigger.type)}${trigger.enabled ? '' : ` ${statusBadge('disabled')}`}</h2>` +
-    `${facts}${webhook}<h3 class="subhead">Recent fires</h3>${recent}${fireForm(view, trigger, failure)}</section>`
+    `${facts}${webhook}<h3 class="subhead">Recent fires</h3>${fires}${fireForm(view, trigger, failure)}</section>`
   );
 }
 
 async function renderTriggers(view: ProjectView, failure?: FireFailure): Promise<string> {
   const listing = await listTriggers(view.ctx, view.project.id);
   const triggers = listing.triggers.map(presentTrigger);
-  const fires = await Promise.all(triggers.map(async (trigger) => (await recentFires(view.ctx.db, view.project.id, trigger.slug, RECENT_FIRES)).map(presentFire)));
+  const fires = await Promise.all(
+    triggers.map(async (trigger): Promise<RecentFires> => {
+      const page = pageOf(await recentFires(view.ctx.db, view.project.id, trigger.slug, RECENT_FIRES + 1), RECENT_FIRES);
+      return { fires: page.rows.map(presentFire), nextBefore: page.nextBefore };
+    }),
+  );
   const source = listing.manifest.path
     ? `From <code>${escapeHtml(listing.manifest.path)}</code> on <code>${escapeHtml(view.project.default_branch)}</code>${listing.manifest.commit ? ` at <code title="${escapeAttr(listing.manifest.commit)}">${escapeHtml(listing.manifest.commit.slice(0, 8))}</code>` : ''}`
     : `No svc.yaml on <code>${escapeHtml(view.project.default_branch)}</code>, so no triggers; add a <code>triggers:</code> list and merge it`;
@@ -165,8 +201,25 @@ async function renderTriggers(view: ProjectView, failure?: FireFailure): Promise
     const url = view.ctx.config.baseUrl + webhookPath(view.project.id, definition.slug);
     return { url, secretName: definition.secret_env, secretSet: secretsSet.has(definition.secret_env) };
   };
-  const list = triggers.length > 0 ? triggers.map((trigger, index) => renderTrigger(view, trigger, fires[index] ?? [], failure, receiverOf(index))).join('') : listing.manifest.path ? '<div class="empty-state"><h2>No triggers</h2><p>The manifest declares none.</p></div>' : '';
+  const list = triggers.length > 0 ? triggers.map((trigger, index) => renderTrigger(view, trigger, fires[index] ?? { fires: [], nextBefore: null }, failure, receiverOf(index))).join('') : listing.manifest.path ? '<div class="empty-state"><h2>No triggers</h2><p>The manifest declares none.</p></div>' : '';
   return head + errorPanel + list;
+}
+
+/** A trigger's fires, a page at a time: newest first, back 30 days, each with the prompt it gave its session. */
+async function renderFires(view: ProjectView, slug: string, before: string | undefined): Promise<string> {
+  const page = await listFires(view.ctx, view.project.id, slug, { limit: FIRES_PER_PAGE, before });
+  const head =
+    `<div class="page-head"><div><h1>Fires of <code>${escapeHtml(slug)}</code></h1>` +
+    `<p class="muted">Newest first, back 30 days${before ? ', older ones' : ''}; the trigger is on the <a href="${escapeAttr(triggersPath(view, `#${triggerAnchor(slug)}`))}">Triggers</a> page.</p></div></div>`;
+  const list =
+    page.fires.length > 0
+      ? `<ul class="rows panel">${page.fires.map((row) => fireRow(view, presentFire(row), row)).join('')}</ul>`
+      : `<div class="empty-state"><h2>No ${before ? 'older fires' : 'fires'}</h2><p>${before ? 'The fires before these are older than 30 days, and svc no longer keeps them.' : 'It has not fired in the last 30 days.'}</p></div>`;
+  const links = [
+    before ? `<a class="chip" href="${escapeAttr(triggerFiresPath(view, slug))}">Newest fires</a>` : '',
+    page.nextBefore ? `<a class="chip" rel="next" href="${escapeAttr(triggerFiresPath(view, slug, page.nextBefore))}">Older fires</a>` : '',
+  ].join('');
+  return head + list + (links ? `<nav class="chips" aria-label="More fires">${links}</nav>` : '');
 }
 
 /** The overview's rows: each trigger with its next fire, linked to its place on the Triggers page. */
@@ -194,6 +247,16 @@ export function triggerPageRoutes(app: FastifyInstance, services: Services): voi
     const ctx = await pageActor(services, request, reply);
     if (!ctx) return reply;
     return showPage(reply, await loadProjectView(services, request, ctx, request.params.slug), 200);
+  });
+
+  app.get<{ Params: { slug: string; trigger: string }; Querystring: { before?: string | string[] } }>('/projects/:slug/triggers/:trigger/fires', { schema: { hide: true } }, async (request, reply) => {
+    const ctx = await pageActor(services, request, reply);
+    if (!ctx) return reply;
+    const view = await loadProjectView(services, request, ctx, request.params.slug);
+    const slug = request.params.trigger;
+    const before = [request.query.before].flat()[0] || undefined;
+    const crumbs = [{ label: 'Triggers', href: triggersPath(view) }, { label: slug, href: triggersPath(view, `#${triggerAnchor(slug)}`) }, { label: 'Fires' }];
+    return sendPage(reply, 200, renderProjectPage(view, { title: `Fires of ${slug}`, tab: 'triggers', body: await renderFires(view, slug, before), crumbs }));
   });
 
   app.post<{ Params: { slug: string; trigger: string } }>('/projects/:slug/triggers/:trigger/fire', { schema: { hide: true }, bodyLimit: LONG_TEXT_FORM_LIMIT }, async (request, reply) => {
