@@ -87,10 +87,9 @@ export async function listFires(ctx: ActorContext, projectId: string, slug: stri
   const project = await loadProjectFor(ctx, projectId, 'project.read', 'read trigger fires');
   const limit = page.limit ?? DEFAULT_FIRES_PER_PAGE;
   const after = page.before === undefined ? undefined : await fireToContinueAfter(ctx.db, project.id, slug, page.before);
-  const rows = await recentFires(ctx.db, project.id, slug, limit + 1, after);
-  if (rows.length === 0 && !after) await triggerOf(ctx, project, slug);
-  const { rows: fires, nextBefore } = pageOf(rows, limit);
-  return { fires, nextBefore };
+  const found = await newestFires(ctx.db, project.id, slug, limit, after);
+  if (found.fires.length === 0 && !after) await triggerOf(ctx, project, slug);
+  return found;
 }
 
 /** The fire a page continues after: one of this trigger's, else a 400 that says what to pass. */
@@ -109,8 +108,14 @@ async function fireToContinueAfter(db: Kysely<Database>, projectId: string, slug
   return { at: found.fired_at, id: found.id };
 }
 
+/** A page of a trigger's fires (after `after`, when given), and where the next one continues, in a project the caller may read. */
+export async function newestFires(db: Kysely<Database>, projectId: string, slug: string, limit: number, after?: PageCursor): Promise<FiresPage> {
+  const { rows: fires, nextBefore } = pageOf(await recentFires(db, projectId, slug, limit + 1, after), limit);
+  return { fires, nextBefore };
+}
+
 /** A trigger's fires of the last 30 days, newest first (after `after`, when given), in a project the caller may read. */
-export function recentFires(db: Kysely<Database>, projectId: string, slug: string, limit: number, after?: PageCursor): Promise<TriggerFireRow[]> {
+function recentFires(db: Kysely<Database>, projectId: string, slug: string, limit: number, after?: PageCursor): Promise<TriggerFireRow[]> {
   const since = new Date(Date.now() - FIRES_KEPT_MS).toISOString();
   let query = db.selectFrom('trigger_fires').selectAll().where('project_id', '=', projectId).where('trigger_slug', '=', slug).where('fired_at', '>=', since);
   if (after) query = query.where(olderThan('fired_at', after));

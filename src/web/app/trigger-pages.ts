@@ -14,8 +14,7 @@ import { timeElement } from '../../dashboards/render/render-dashboard.js';
 import { AppError } from '../../errors.js';
 import { listSecrets } from '../../accounts/secrets.js';
 import { fireTrigger } from '../../triggers/fire-trigger.js';
-import { pageOf } from '../../db/newest-first.js';
-import { listFires, listTriggers, recentFires } from '../../triggers/list-triggers.js';
+import { listFires, listTriggers, newestFires } from '../../triggers/list-triggers.js';
 import { presentFire, presentTrigger, presentTriggerError } from '../../triggers/presenters.js';
 import { startAfterAnswer } from '../../triggers/routes.js';
 import { definitionOf, type TriggerFireRow } from '../../triggers/trigger-row.js';
@@ -177,8 +176,8 @@ async function renderTriggers(view: ProjectView, failure?: FireFailure): Promise
   const triggers = listing.triggers.map(presentTrigger);
   const fires = await Promise.all(
     triggers.map(async (trigger): Promise<RecentFires> => {
-      const page = pageOf(await recentFires(view.ctx.db, view.project.id, trigger.slug, RECENT_FIRES + 1), RECENT_FIRES);
-      return { fires: page.rows.map(presentFire), nextBefore: page.nextBefore };
+      const page = await newestFires(view.ctx.db, view.project.id, trigger.slug, RECENT_FIRES);
+      return { fires: page.fires.map(presentFire), nextBefore: page.nextBefore };
     }),
   );
   const source = listing.manifest.path
