@@ -104,13 +104,15 @@ function lateness(ms: number): string {
 }
 
 /** One fire: its source, session, time, why it waits or which fallback it took, and (on the fires page) what it asked. */
-function fireRow(view: ProjectView, fire: Fire, detail?: Pick<TriggerFireRow, 'prompt' | 'due_at'>): string {
+function fireRow(view: ProjectView, fire: Fire, detail?: Pick<TriggerFireRow, 'prompt' | 'due_at' | 'delivery_id'>): string {
   const session = fire.session_id
     ? `<a href="${escapeAttr(sessionLink(view, fire.session_id))}">session <code>${escapeHtml(fire.session_id.slice(0, 8))}</code></a>`
     : '<span class="muted">no session</span>';
   // A cron fire's slot: how late it fired (after downtime, a missed slot fires once, late).
   const late = detail?.due_at ? `${lateness(Date.parse(fire.fired_at) - Date.parse(detail.due_at))} after its slot` : null;
-  const notes = [late, fire.reason, fire.fallback ? `fallback: ${fire.fallback}` : null].filter((note): note is string => Boolean(note));
+  // A webhook fire's delivery id, as the sender lists its deliveries (GitHub's Recent Deliveries).
+  const delivery = detail?.delivery_id ? `delivery ${detail.delivery_id}` : null;
+  const notes = [late, delivery, fire.reason, fire.fallback ? `fallback: ${fire.fallback}` : null].filter((note): note is string => Boolean(note));
   const firstLine = detail?.prompt.split('\n', 1)[0] ?? '';
   const prompt = detail
     ? `<details class="fire-prompt"><summary>Prompt: ${escapeHtml(firstLine.length > 120 ? `${firstLine.slice(0, 120)}…` : firstLine)}</summary><pre class="tool-io">${escapeHtml(detail.prompt)}</pre></details>`
