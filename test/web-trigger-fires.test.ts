@@ -130,14 +130,16 @@ describe(`a trigger's fires in the web UI on ${testDialect}`, () => {
     const delivery = '72d3162e-cc78-11e3-81ab-4c9367dc0958';
     const fire = (status: 'fired' | 'duplicate', secondsAgo: number) => {
       const at = new Date(Date.now() - secondsAgo * 1000).toISOString();
-      return { id: randomUUID(), project_id: project.id, account_id, trigger_slug: 'gh', source: 'webhook' as const, status, session_mode: 'fresh', target: 'new' as const, prompt: 'opened #7', actor_user_id: created_by, delivery_id: status === 'fired' ? delivery : null, fired_at: at, started_at: at, attempts: 1 };
+      return { id: randomUUID(), project_id: project.id, account_id, trigger_slug: 'gh', source: 'webhook' as const, status, session_mode: 'fresh', target: 'new' as const, prompt: status === 'fired' ? 'opened #7' : '', actor_user_id: created_by, delivery_id: status === 'fired' ? delivery : null, fired_at: at, started_at: at, attempts: 1 };
     };
     await db.insertInto('trigger_fires').values([fire('fired', 60), fire('duplicate', 30)]).execute();
 
     // `gh` is not in the manifest (any more): its fires are still there to read.
     const fires = await page(`/projects/${project.slug}/triggers/gh/fires`);
     expect(fires.status).toBe(200);
-    expect(fires.prompts).toEqual(['opened #7', 'opened #7']);
+    // The duplicate started nothing: no prompt to show.
+    expect(fires.prompts).toEqual(['opened #7']);
+    expect(fires.text.match(/<details/g)).toHaveLength(1);
     expect(fires.text).toContain(`</time> · delivery ${delivery}</span>`);
     expect(fires.text).toMatch(/<li class="row fire">.*?>duplicate<\/span><\/li><li class="row fire">.*?>fired<\/span><\/li>/);
     expect(fires.text).not.toContain('after its slot');

@@ -114,7 +114,8 @@ function fireRow(view: ProjectView, fire: Fire, detail?: Pick<TriggerFireRow, 'p
   const delivery = detail?.delivery_id ? `delivery ${detail.delivery_id}` : null;
   const notes = [late, delivery, fire.reason, fire.fallback ? `fallback: ${fire.fallback}` : null].filter((note): note is string => Boolean(note));
   const firstLine = detail?.prompt.split('\n', 1)[0] ?? '';
-  const prompt = detail
+  // A duplicate delivery starts nothing and gives no prompt.
+  const prompt = detail?.prompt
     ? `<details class="fire-prompt"><summary>Prompt: ${escapeHtml(firstLine.length > 120 ? `${firstLine.slice(0, 120)}…` : firstLine)}</summary><pre class="tool-io">${escapeHtml(detail.prompt)}</pre></details>`
     : '';
   return (
