@@ -14,6 +14,7 @@ const STATUSES = ['queued', 'branching', 'provisioning', 'running', 'stopped', '
 /** `svc session …` (contract §8). */
 export function registerSession(program: Command, deps: () => CliDeps): void {
   const session = program.command('session').description('sessions: an agent at work in a sandbox, on its own branch');
+  session.addHelpText('after', "\n<id> is a session's id, or its first characters (at least 4, as the web pages show it) when only one session begins with them.");
   session
     .command('create')
     .description('start a session (prints its id)')

@@ -9,7 +9,7 @@ import { runtimeErrorText, type RuntimeMessageInfo } from '../../shared/runtime-
 import { openStream } from '../api-client.js';
 import type { CliDeps } from '../deps.js';
 import { bold, colour } from '../output.js';
-import { sessionClient, sessionPath, type Session } from './session-api.js';
+import { resolveSessionId, sessionClient, sessionPath, type Session } from './session-api.js';
 
 export interface SessionLogsOptions {
   follow?: boolean;
@@ -68,8 +68,9 @@ function storedNote(session: Session, source: string, capturedAt: string | null,
 }
 
 export async function runSessionLogs(id: string, options: SessionLogsOptions, deps: CliDeps): Promise<void> {
-  const { client, credentials, base } = await sessionClient(options, deps);
-  const path = sessionPath(base, id);
+  const found = await sessionClient(options, deps);
+  const { client, credentials, base } = found;
+  const path = sessionPath(base, await resolveSessionId(found, id));
   const { body } = await client.request<{ session: Session }>('GET', path);
   const session = body.session;
   const printed = new Set<string>();

@@ -1,7 +1,7 @@
 import type { CliDeps } from '../deps.js';
 import { CliError } from '../deps.js';
 import { printJson } from '../output.js';
-import { sessionClient, sessionPath, type Session } from './session-api.js';
+import { resolveSessionId, sessionClient, sessionPath, type Session } from './session-api.js';
 
 export interface SessionSendOptions {
   project?: string;
@@ -18,8 +18,8 @@ async function readAllText(stdin: CliDeps['stdin']): Promise<string> {
 export async function runSessionSend(id: string, text: string, options: SessionSendOptions, deps: CliDeps): Promise<void> {
   const message = text === '-' ? await readAllText(deps.stdin) : text;
   if (message.trim() === '') throw new CliError('The message is empty; say what the agent should do.', 2);
-  const { client, base } = await sessionClient(options, deps);
-  const { body } = await client.request<{ session: Session }>('POST', sessionPath(base, id, 'messages'), { body: { text: message }, fieldNames: { text: 'the message' } });
+  const found = await sessionClient(options, deps);
+  const { body } = await found.client.request<{ session: Session }>('POST', sessionPath(found.base, await resolveSessionId(found, id), 'messages'), { body: { text: message }, fieldNames: { text: 'the message' } });
   if (options.json) return printJson(deps, body.session);
   deps.stderr.write(body.session.status === 'running' ? 'Sent.\n' : `Sent; the session is ${body.session.status} and gets it once it is running.\n`);
 }

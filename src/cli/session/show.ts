@@ -1,7 +1,7 @@
 import type { CliDeps } from '../deps.js';
 import { printJson } from '../output.js';
 import { peopleNames } from '../people.js';
-import { sessionClient, sessionPath, type Session } from './session-api.js';
+import { resolveSessionId, sessionClient, sessionPath, type Session } from './session-api.js';
 
 export interface SessionShowOptions {
   project?: string;
@@ -9,8 +9,9 @@ export interface SessionShowOptions {
 }
 
 export async function runSessionShow(id: string, options: SessionShowOptions, deps: CliDeps): Promise<void> {
-  const { client, base, projectId } = await sessionClient(options, deps);
-  const { body } = await client.request<{ session: Session }>('GET', sessionPath(base, id));
+  const found = await sessionClient(options, deps);
+  const { client, projectId } = found;
+  const { body } = await client.request<{ session: Session }>('GET', sessionPath(found.base, await resolveSessionId(found, id)));
   const session = body.session;
   if (options.json) return printJson(deps, session);
   const rows: Array<[string, string]> = [
