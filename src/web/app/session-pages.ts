@@ -51,17 +51,39 @@ function newSessionForm(view: ProjectView, failure: Failure | undefined): string
 /** Sessions per page of the list; older ones are a link away. */
 const SESSIONS_PER_PAGE = 50;
 
-async function renderList(view: ProjectView, failure?: Failure, before?: string): Promise<string> {
-  const page = await listSessions(view.ctx, { projectId: view.project.id, limit: SESSIONS_PER_PAGE, before, withTotal: true });
+/** Which sessions the list shows: a page of them (after `before`), all of the project's or only a trigger's. */
+interface ListFilter {
+  before?: string | undefined;
+  trigger?: string | undefined;
+}
+
+function sessionsListPath(view: ProjectView, filter: ListFilter): string {
+  const query = new URLSearchParams();
+  if (filter.trigger) query.set('trigger', filter.trigger);
+  if (filter.before) query.set('before', filter.before);
+  const text = query.toString();
+  return projectPath(view.project, `/sessions${text ? `?${text}` : ''}`);
+}
+
+async function renderList(view: ProjectView, failure?: Failure, filter: ListFilter = {}): Promise<string> {
+  const { before, trigger } = filter;
+  const page = await listSessions(view.ctx, { projectId: view.project.id, limit: SESSIONS_PER_PAGE, before, trigger, withTotal: true });
   const { sessions, total = sessions.length } = page;
-  const head = `<div class="page-head"><div><h1>Sessions</h1><p class="muted">${total === 1 ? '1 session' : `${total} sessions`}${before ? ', older ones' : ''}</p></div></div>`;
-  const list = sessions.length > 0 ? `<ul class="rows panel">${sessions.map((session) => sessionListRow(view, session)).join('')}</ul>` : '<div class="empty-state"><h2>No sessions yet</h2><p>Start one with a prompt.</p></div>';
-  const base = projectPath(view.project, '/sessions');
+  const counted = total === 1 ? '1 session' : `${total} sessions`;
+  const summary = trigger
+    ? `Started by trigger <code>${escapeHtml(trigger)}</code>${before ? ', older ones' : ''}; <a href="${escapeAttr(sessionsListPath(view, {}))}">all ${counted}</a>`
+    : `${counted}${before ? ', older ones' : ''}`;
+  const head = `<div class="page-head"><div><h1>Sessions</h1><p class="muted">${summary}</p></div></div>`;
+  const empty = trigger
+    ? `<div class="empty-state"><h2>No sessions${before ? ' older than these' : ''}</h2><p>Trigger <code>${escapeHtml(trigger)}</code> has started none${before ? ' before them' : ''}.</p></div>`
+    : '<div class="empty-state"><h2>No sessions yet</h2><p>Start one with a prompt.</p></div>';
+  const list = sessions.length > 0 ? `<ul class="rows panel">${sessions.map((session) => sessionListRow(view, session)).join('')}</ul>` : empty;
   const links = [
-    before ? `<a class="chip" href="${escapeAttr(base)}">Newest sessions</a>` : '',
-    page.nextBefore ? `<a class="chip" rel="next" href="${escapeAttr(`${base}?before=${encodeURIComponent(page.nextBefore)}`)}">Older sessions</a>` : '',
+    before ? `<a class="chip" href="${escapeAttr(sessionsListPath(view, { trigger }))}">Newest sessions</a>` : '',
+    page.nextBefore ? `<a class="chip" rel="next" href="${escapeAttr(sessionsListPath(view, { trigger, before: page.nextBefore }))}">Older sessions</a>` : '',
   ].join('');
-  return head + newSessionForm(view, failure) + list + (links ? `<nav class="chips" aria-label="More sessions">${links}</nav>` : '');
+  // A trigger's sessions are a view of what it did; new sessions start from the whole list.
+  return head + (trigger ? '' : newSessionForm(view, failure)) + list + (links ? `<nav class="chips" aria-label="More sessions">${links}</nav>` : '');
 }
 
 /** Why the conversation shown is not live, and how old it is (HTML). */
@@ -123,12 +145,13 @@ interface SessionParams {
 }
 
 export function sessionPageRoutes(app: FastifyInstance, services: Services): void {
-  app.get<{ Params: { slug: string }; Querystring: { before?: string | string[] } }>('/projects/:slug/sessions', { schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Params: { slug: string }; Querystring: { before?: string | string[]; trigger?: string | string[] } }>('/projects/:slug/sessions', { schema: { hide: true } }, async (request, reply) => {
     const ctx = await pageActor(services, request, reply);
     if (!ctx) return reply;
     const view = await loadProjectView(services, request, ctx, request.params.slug);
     const before = [request.query.before].flat()[0] || undefined;
-    return sendPage(reply, 200, renderProjectPage(view, { title: 'Sessions', tab: 'sessions', body: await renderList(view, undefined, before), crumbs: [{ label: 'Sessions' }] }));
+    const trigger = [request.query.trigger].flat()[0] || undefined;
+    return sendPage(reply, 200, renderProjectPage(view, { title: 'Sessions', tab: 'sessions', body: await renderList(view, undefined, { before, trigger }), crumbs: [{ label: 'Sessions' }] }));
   });
 
   app.post<{ Params: { slug: string } }>('/projects/:slug/sessions', { schema: { hide: true }, bodyLimit: LONG_TEXT_FORM_LIMIT }, async (request, reply) => {

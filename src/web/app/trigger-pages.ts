@@ -212,7 +212,8 @@ async function renderFires(view: ProjectView, slug: string, before: string | und
   const page = await listFires(view.ctx, view.project.id, slug, { limit: FIRES_PER_PAGE, before });
   const head =
     `<div class="page-head"><div><h1>Fires of <code>${escapeHtml(slug)}</code></h1>` +
-    `<p class="muted">Newest first, back 30 days${before ? ', older ones' : ''}; the trigger is on the <a href="${escapeAttr(triggersPath(view, `#${triggerAnchor(slug)}`))}">Triggers</a> page.</p></div></div>`;
+    `<p class="muted">Newest first, back 30 days${before ? ', older ones' : ''}; the trigger is on the <a href="${escapeAttr(triggersPath(view, `#${triggerAnchor(slug)}`))}">Triggers</a> page, ` +
+    `and <a href="${escapeAttr(projectPath(view.project, `/sessions?trigger=${encodeURIComponent(slug)}`))}">the sessions it started</a> on the Sessions page.</p></div></div>`;
   const list =
     page.fires.length > 0
       ? `<ul class="rows panel">${page.fires.map((row) => fireRow(view, presentFire(row), row)).join('')}</ul>`
