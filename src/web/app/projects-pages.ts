@@ -45,6 +45,20 @@ export function sessionLink(view: Pick<ProjectView, 'project'>, id: string): str
   return projectPath(view.project, `/sessions/${encodeURIComponent(id)}`);
 }
 
+/** Which sessions the list shows: a page of them (after `before`), all of the project's or only a trigger's. */
+export interface ListFilter {
+  before?: string | undefined;
+  trigger?: string | undefined;
+}
+
+export function sessionsListPath(view: Pick<ProjectView, 'project'>, filter: ListFilter): string {
+  const query = new URLSearchParams();
+  if (filter.trigger) query.set('trigger', filter.trigger);
+  if (filter.before) query.set('before', filter.before);
+  const text = query.toString();
+  return projectPath(view.project, `/sessions${text ? `?${text}` : ''}`);
+}
+
 function overviewList(title: string, more: string, items: string[], empty: string): string {
   const list = items.length > 0 ? `<ul class="rows">${items.join('')}</ul>` : `<p class="muted">${escapeHtml(empty)}</p>`;
   return `<section class="panel"><h2 class="panel-title">${escapeHtml(title)}<a class="panel-more" href="${escapeAttr(more)}">All</a></h2>${list}</section>`;

@@ -24,7 +24,7 @@ import { stopSession } from '../../sessions/stop-session.js';
 import { sendPage } from '../send-page.js';
 import { renderConversation } from './conversation.js';
 import { csrfField, requireFormToken } from './csrf.js';
-import { changeRequestRow, sessionLink, sessionListRow } from './projects-pages.js';
+import { changeRequestRow, sessionLink, sessionListRow, sessionsListPath, type ListFilter } from './projects-pages.js';
 import { LONG_TEXT_FORM_LIMIT, buttonForm, can, formField, isShownWhereActed, loadProjectView, pageActor, projectPath, renderActionError, renderProjectPage, statusBadge, type ProjectView } from './project-page.js';
 
 type Action = 'stop' | 'resume' | 'delete' | 'messages';
@@ -50,20 +50,6 @@ function newSessionForm(view: ProjectView, failure: Failure | undefined): string
 
 /** Sessions per page of the list; older ones are a link away. */
 const SESSIONS_PER_PAGE = 50;
-
-/** Which sessions the list shows: a page of them (after `before`), all of the project's or only a trigger's. */
-interface ListFilter {
-  before?: string | undefined;
-  trigger?: string | undefined;
-}
-
-function sessionsListPath(view: ProjectView, filter: ListFilter): string {
-  const query = new URLSearchParams();
-  if (filter.trigger) query.set('trigger', filter.trigger);
-  if (filter.before) query.set('before', filter.before);
-  const text = query.toString();
-  return projectPath(view.project, `/sessions${text ? `?${text}` : ''}`);
-}
 
 async function renderList(view: ProjectView, failure?: Failure, filter: ListFilter = {}): Promise<string> {
   const { before, trigger } = filter;

@@ -21,7 +21,7 @@ import { definitionOf, type TriggerFireRow } from '../../triggers/trigger-row.js
 import { webhookPath } from '../../triggers/webhook-routes.js';
 import { sendPage } from '../send-page.js';
 import { csrfField, requireFormToken } from './csrf.js';
-import { sessionLink } from './projects-pages.js';
+import { sessionLink, sessionsListPath } from './projects-pages.js';
 import { LONG_TEXT_FORM_LIMIT, can, formField, isShownWhereActed, loadProjectView, pageActor, projectPath, renderActionError, renderProjectPage, statusBadge, type ProjectView } from './project-page.js';
 
 /** Fires listed under each trigger on the Triggers page; the older ones are on the trigger's fires page. */
@@ -213,7 +213,7 @@ async function renderFires(view: ProjectView, slug: string, before: string | und
   const head =
     `<div class="page-head"><div><h1>Fires of <code>${escapeHtml(slug)}</code></h1>` +
     `<p class="muted">Newest first, back 30 days${before ? ', older ones' : ''}; the trigger is on the <a href="${escapeAttr(triggersPath(view, `#${triggerAnchor(slug)}`))}">Triggers</a> page, ` +
-    `and <a href="${escapeAttr(projectPath(view.project, `/sessions?trigger=${encodeURIComponent(slug)}`))}">the sessions it started</a> on the Sessions page.</p></div></div>`;
+    `and <a href="${escapeAttr(sessionsListPath(view, { trigger: slug }))}">the sessions it started</a> on the Sessions page.</p></div></div>`;
   const list =
     page.fires.length > 0
       ? `<ul class="rows panel">${page.fires.map((row) => fireRow(view, presentFire(row), row)).join('')}</ul>`
