@@ -14,6 +14,8 @@ export interface ListSessionsInput {
   /** Only sessions in one of these. */
   statuses?: readonly SessionStatus[] | undefined;
   trigger?: string | undefined;
+  /** Only sessions whose id begins with this: hex digits and dashes, which no LIKE pattern treats specially. */
+  idPrefix?: string | undefined;
   /** At most this many (1 to 500, the default). */
   limit?: number | undefined;
   /** Only sessions older than this one: the `next_before` of the page before. */
@@ -37,6 +39,7 @@ export async function listSessions(ctx: ActorContext, input: ListSessionsInput):
   let query = ctx.db.selectFrom('sessions').selectAll().where('project_id', '=', project.id);
   if (input.statuses) query = query.where('status', 'in', input.statuses);
   if (input.trigger) query = query.where('trigger_slug', '=', input.trigger);
+  if (input.idPrefix) query = query.where('id', 'like', `${input.idPrefix.toLowerCase()}%`);
   if (input.before !== undefined) {
     const after = isUuid(input.before)
       ? await ctx.db.selectFrom('sessions').select(['created_at', 'id']).where('project_id', '=', project.id).where('id', '=', input.before.toLowerCase()).executeTakeFirst()

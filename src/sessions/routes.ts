@@ -5,17 +5,21 @@ import type { Services } from '../context.js';
 import { checkAccessFirst, rawParams } from '../server/access-check.js';
 import { authenticate } from '../server/authenticate.js';
 import { errorResponses } from '../server/http-schemas.js';
+import { patternMeaning } from '../server/schema-errors.js';
 import { createSession } from './create-session.js';
 import { deleteSession } from './delete-session.js';
 import { listSessions } from './list-sessions.js';
 import { presentSession } from './presenter.js';
 import { resumeSession } from './resume-session.js';
 import { issueCloneCredential, reportRuntimeSession, updateLease } from './sandbox-identity.js';
-import { CloneCredential, ConversationEnvelope, CreateSessionBody, LeaseBody, ListSessionsQuery, MessageBody, ProjectParams, RuntimeSessionBody, Session, SessionEnvelope, SessionParams, SessionsPage } from './schemas.js';
+import { CloneCredential, ConversationEnvelope, CreateSessionBody, LeaseBody, ListSessionsQuery, MessageBody, ProjectParams, RuntimeSessionBody, SESSION_ID_PREFIX_PATTERN, Session, SessionEnvelope, SessionParams, SessionsPage } from './schemas.js';
 import { sendMessage } from './send-message.js';
 import { loadProjectForSessions, loadSession } from './session-access.js';
 import { sessionConversation } from './session-conversation.js';
 import { stopSession } from './stop-session.js';
+
+// schemas.ts stays free of the server's kit (the CLI reads its types), so the words for this pattern are given here.
+patternMeaning(SESSION_ID_PREFIX_PATTERN, 'the beginning of a session id: 1 to 36 hex digits and dashes');
 
 const tags = ['sessions'];
 const PREFIX = '/v1/projects/:id/sessions';
@@ -54,7 +58,7 @@ export function sessionRoutes(app: FastifyInstance, services: Services): void {
     async (request) => {
       const ctx = await authenticate(services, request);
       const { query } = request;
-      const page = await listSessions(ctx, { projectId: request.params.id, statuses: query.status ? [query.status] : undefined, trigger: query.trigger, limit: query.limit, before: query.before });
+      const page = await listSessions(ctx, { projectId: request.params.id, statuses: query.status ? [query.status] : undefined, trigger: query.trigger, idPrefix: query.id_prefix, limit: query.limit, before: query.before });
       return { sessions: page.sessions.map(presentSession), next_before: page.nextBefore };
     },
   );

@@ -59,12 +59,16 @@ export const CreateSessionBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** What `id_prefix` takes: the beginning of a session id, as the web pages and the CLI show one. */
+export const SESSION_ID_PREFIX_PATTERN = '^[0-9a-fA-F-]{1,36}$';
+
 export const ListSessionsQuery = Type.Object(
   {
     status: Type.Optional(Status),
     trigger: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'At most this many sessions (default 500)' })),
     before: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Only sessions older than this one: the previous page's next_before" })),
+    id_prefix: Type.Optional(Type.String({ pattern: SESSION_ID_PREFIX_PATTERN, description: "Only sessions whose id begins with this (hex digits and dashes, as a session id is written); the CLI's short ids" })),
   },
   { additionalProperties: false },
 );

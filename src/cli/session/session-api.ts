@@ -33,8 +33,8 @@ export function sessionPath(base: string, id: string, action?: string): string {
 /** The shortest beginning of an id taken for the whole, as the web pages show one ("session 5c040991"). */
 const MIN_PREFIX_LENGTH = 4;
 const ID_PREFIX = /^[0-9a-f][0-9a-f-]*$/;
-/** Sessions one listing request reads while looking for an id's beginning (the API's most). */
-const PREFIX_PAGE = 500;
+/** The matching sessions an ambiguous beginning lists, for the user to pick from. */
+const AMBIGUOUS_SHOWN = 10;
 
 /**
  * The id of the session `id` names: a whole id as it is, or the beginning of one (at least four characters, as the web
@@ -46,16 +46,13 @@ export async function resolveSessionId({ client, base }: Pick<SessionClient, 'cl
   if (!ID_PREFIX.test(trimmed) || trimmed.length < MIN_PREFIX_LENGTH) {
     throw new CliError(`${JSON.stringify(id)} is not a session id, nor the beginning of one (at least ${MIN_PREFIX_LENGTH} of its characters); svc session ls lists them.`, 2);
   }
-  const matches: string[] = [];
-  let before: string | null = null;
-  do {
-    const query: string = `?limit=${PREFIX_PAGE}${before ? `&before=${before}` : ''}`;
-    const { body } = await client.request<{ sessions: Session[]; next_before: string | null }>('GET', `${base}${query}`);
-    matches.push(...body.sessions.map((session) => session.id).filter((sessionId) => sessionId.startsWith(trimmed)));
-    before = body.next_before;
-  } while (before && matches.length < 2);
+  const { body } = await client.request<{ sessions: Session[]; next_before: string | null }>('GET', `${base}?id_prefix=${trimmed}&limit=${AMBIGUOUS_SHOWN}`);
+  const matches = body.sessions.map((session) => session.id);
   if (matches.length === 0) throw new CliError(`No session of this project has an id beginning with ${JSON.stringify(trimmed)}; svc session ls lists them.`);
-  if (matches.length > 1) throw new CliError(`${JSON.stringify(trimmed)} begins the ids of more than one session (${matches.join(', ')}); give more of the id.`, 2);
+  if (matches.length > 1) {
+    const listed = `${matches.join(', ')}${body.next_before ? ', …' : ''}`;
+    throw new CliError(`${JSON.stringify(trimmed)} begins the ids of more than one session (${listed}); give more of the id.`, 2);
+  }
   return matches[0]!;
 }
 
