@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimLease } from '../src/background/leases.js';
 import type { BackgroundTask } from '../src/background/task-runner.js';
 import { createTestDatabase, startTestServer, testDialect, type TestDatabase, type TestServer } from './support/test-server.js';
 
@@ -15,15 +16,18 @@ interface Probe {
   runs: string[];
 }
 
-/**
- * A lease lasts three intervals (task-runner.ts): 100 ms gives a 300 ms lease. With 25 ms (a 75 ms lease) a
- * leader whose event loop stalled that long on the loaded CI machine lost the lease to the standby, rightly.
- */
 const PROBE_INTERVAL_MS = 100;
+/**
+ * A lease lasts three intervals unless the task says otherwise (task-runner.ts). The leader renews it on each run,
+ * so a stall of its event loop longer than the lease less an interval hands the task to the standby, rightly: with a
+ * 75 ms lease, and later a 300 ms one, the loaded CI machine stalled that long, and the test's "the standby never
+ * ran it" failed. A leader that stops gives its lease up, so the standby still takes over at its next run.
+ */
+const PROBE_LEASE_MS = 10_000;
 
 function probe(name: string, runsOn: BackgroundTask['runsOn']): Probe {
   const runs: string[] = [];
-  return { runs, task: { name, runsOn, intervalMs: PROBE_INTERVAL_MS, run: async ({ holder }) => void runs.push(holder) } };
+  return { runs, task: { name, runsOn, intervalMs: PROBE_INTERVAL_MS, leaseMs: PROBE_LEASE_MS, run: async ({ holder }) => void runs.push(holder) } };
 }
 
 /** Resolves once `condition` holds; the runner's own intervals decide how soon. */
@@ -78,5 +82,18 @@ describe(`background tasks on two replicas of one ${testDialect} database`, () =
   it('runs an every-replica task in each replica', async () => {
     await eventually(() => everyFirst.runs.length > 0 && everySecond.runs.length > 0, 'both replicas ran the every-replica probe');
     expect(new Set([...everyFirst.runs, ...everySecond.runs]).size).toBe(2);
+  });
+
+  it('hands the lease of a replica that stopped renewing without giving it up to another once it runs out, not before', async () => {
+    const db = (closed.has(first) ? second : first).server.services.db;
+    const at = (ms: number) => new Date(Date.parse('2026-12-01T00:00:00.000Z') + ms);
+    const claim = (holder: string, ms: number) => claimLease(db, { name: 'probe-lease-expiry', holder, ttlMs: 1_000, now: at(ms) });
+    expect(await claim('killed', 0)).toBe(true);
+    expect(await claim('standby', 999)).toBe(false);
+    expect(await claim('killed', 500)).toBe(true);
+    expect(await claim('standby', 1_499)).toBe(false);
+    expect(await claim('standby', 1_500)).toBe(true);
+    expect(await claim('killed', 1_600)).toBe(false);
+    expect(await claim('standby', 2_000)).toBe(true);
   });
 });

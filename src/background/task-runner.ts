@@ -27,6 +27,8 @@ export interface BackgroundTask {
   runsOn: 'every-replica' | 'one-replica';
   /** Time between the end of one run and the start of the next. */
   intervalMs: number;
+  /** How long a one-replica task's lease lasts when it is not `leaseIntervals` intervals. */
+  leaseMs?: number;
   /** Returns how soon to run again when sooner than the interval (a scheduler's next due fire). */
   run(run: TaskRun): Promise<void | { nextRunInMs?: number }>;
 }
@@ -113,7 +115,7 @@ export class TaskRunner {
     let next = task.intervalMs;
     try {
       if (task.runsOn === 'one-replica') {
-        const ttlMs = task.intervalMs * (this.options.leaseIntervals ?? 3);
+        const ttlMs = task.leaseMs ?? task.intervalMs * (this.options.leaseIntervals ?? 3);
         entry.holdsLease = await claimLease(this.services.db, { name: task.name, holder: this.holder, ttlMs, now: this.now() });
       }
       if (task.runsOn === 'every-replica' || entry.holdsLease) {
