@@ -38,6 +38,8 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Aborted when nobody waits for the job any more: it is dropped, or stopped, and rejects with the reason. */
   signal?: AbortSignal;
+  /** Called when the job is sent to a thread: the time before it was waiting, not running. */
+  onStart?: () => void;
 }
 
 /**
@@ -85,6 +87,7 @@ interface Job<In, Out> {
   priority: JobPriority;
   queue: readonly string[];
   timeoutMs: number | undefined;
+  onStart: (() => void) | undefined;
   /** The thread running it, once sent. */
   thread?: PoolThread<In, Out>;
   /** Its caller no longer waits for it (it has been rejected already). */
@@ -153,6 +156,7 @@ class PoolThread<In, Out> {
       job.thread = this;
     }
     this.send(batch);
+    for (const job of batch) job.onStart?.();
   }
 
   /**
@@ -272,6 +276,7 @@ export class ThreadPool<In, Out> {
         priority: options.priority ?? 'high',
         queue: options.queue ?? [],
         timeoutMs: options.timeoutMs,
+        onStart: options.onStart,
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       if (job.priority === 'high') this.high.push(job.queue, job);

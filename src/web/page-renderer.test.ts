@@ -108,4 +108,26 @@ describe('pages rendered on two render threads', () => {
     expect(figures[1]).not.toContain('<script>');
     expect(figures[2]).toContain('<svg');
   });
+
+  it("counts a page's drawing time from when its drawings run, not while they wait for a thread", async () => {
+    const busy = new PageRenderer({ threads: 1, timeoutMs: 1_000 });
+    try {
+      // A force layout of 2,000 nodes runs past its chart's 1 s and is stopped: two other accounts' pages keep the
+      // one thread busy about 2 s between them, twice the time the light page below has for drawing.
+      const nodes = Array.from({ length: 2000 }, (_, index) => ({ name: `node ${index}` }));
+      const heavy = { ...validBlocks.chart, title: 'Heavy', series: [{ name: 'graph', data: [1] }], option: { series: [{ type: 'graph', layout: 'force', force: { layoutAnimation: false }, data: nodes, links: nodes.slice(1).map((node, index) => ({ source: nodes[index]?.name, target: node.name })) }] } } as Block;
+      const light = spec([{ ...validBlocks.chart, span: 24, title: 'One' }, { ...validBlocks.chart, kind: 'pie', title: 'Two', option: undefined }, { ...validBlocks.chart, kind: 'bar', title: 'Three', option: undefined }]);
+      await busy.render(spec([{ type: 'paragraph', text: 'A thread loaded first' }]), META, 'warm-up');
+      const heavyPages = ['first', 'second'].map((account) => busy.render(spec([heavy]), META, account));
+      const waited = performance.now();
+      const html = (await busy.render(light, META, 'account')).body.toString('utf8');
+      expect(performance.now() - waited).toBeGreaterThan(1_000);
+      const figures = [...html.matchAll(/<figure class="chart [^"]*">([\s\S]*?)<\/figure>/g)].map((match) => match[1] ?? '');
+      expect(figures).toHaveLength(3);
+      for (const figure of figures) expect(figure).not.toContain('could not be drawn');
+      for (const page of await Promise.all(heavyPages)) expect(page.body.toString('utf8')).toContain('This chart could not be drawn: drawing it took longer than 1 s, so it was stopped.');
+    } finally {
+      await busy.close();
+    }
+  });
 });

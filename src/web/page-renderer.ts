@@ -36,6 +36,7 @@ import { formatNumber } from '../dashboards/render/escape.js';
 import { AppError, MAX_ISSUES, type Issue } from '../errors.js';
 import { ThreadPool, type JobPriority } from '../thread-pool.js';
 import { planDashboardPage, type PageMeta } from './dashboard-page.js';
+import { DrawingClock } from './drawing-clock.js';
 import { WARMUP_JOBS } from './render-warmup.js';
 
 export interface RenderedPage {
@@ -255,11 +256,10 @@ export class PageRenderer implements DashboardDrawer {
     tally: ChartTally,
     context: JobContext,
   ): Promise<RenderOutput> {
-    const deadline = performance.now() + this.options.timeoutMs;
     const planned = await pool.run({ op: 'plan', specText, meta }, context);
     if (planned.op === 'page') return planned.page;
     if (planned.op !== 'planned') throw unexpected(planned, 'plan');
-    const drawings = await this.draw(pool, planned.charts.jobs, cacheScope, tally, context, deadline);
+    const drawings = await this.draw(pool, planned.charts.jobs, cacheScope, tally, context, new DrawingClock());
     const finished = await pool.run({ op: 'finish', html: planned.html, csp: planned.csp, charts: planned.charts, drawings }, context);
     if (finished.op !== 'page') throw unexpected(finished, 'finish');
     return finished.page;
@@ -278,7 +278,7 @@ export class PageRenderer implements DashboardDrawer {
     if (surveyed.op !== 'surveyed') throw unexpected(surveyed, 'survey');
     const { charts, problems, problemTotal } = surveyed;
     const tally: ChartTally = { drawn: 0, reused: 0 };
-    const drawings = this.pool ? await this.draw(this.pool, charts.jobs, cacheScope, tally, context, performance.now() + this.options.timeoutMs) : this.drawHere(charts.jobs, cacheScope, tally);
+    const drawings = this.pool ? await this.draw(this.pool, charts.jobs, cacheScope, tally, context, new DrawingClock()) : this.drawHere(charts.jobs, cacheScope, tally);
     const failedDrawings = drawingProblems(charts, drawings);
     return {
       charts: chartBlockCount(charts),
@@ -291,6 +291,7 @@ export class PageRenderer implements DashboardDrawer {
    * The drawings a page needs, from the cache or drawn across the threads, longest first so that the
    * threads finish together. A page keeps at most one drawing per thread under way, so pages opened
    * together share the threads instead of the later one waiting for all of the earlier one's charts.
+   * Drawings not started once the page's drawings have run for its time (`clock`) are given up.
    */
   private async draw(
     pool: ThreadPool<RenderJob, RenderJobResult>,
@@ -298,7 +299,7 @@ export class PageRenderer implements DashboardDrawer {
     cacheScope: string,
     tally: ChartTally,
     context: JobContext,
-    deadline: number,
+    clock: DrawingClock,
   ): Promise<ChartRender[]> {
     const drawings: ChartRender[] = [];
     const missing: number[] = [];
@@ -315,11 +316,11 @@ export class PageRenderer implements DashboardDrawer {
     const drawNext = async (): Promise<void> => {
       for (let index = missing[next++]; index !== undefined; index = missing[next++]) {
         const job = jobs[index] as ChartJob;
-        if (performance.now() > deadline) {
+        if (clock.usedMs > this.options.timeoutMs) {
           drawings[index] = { ok: false, reason: `the page had used its ${seconds(this.options.timeoutMs)} s for drawing on other charts before this one's turn.` };
           continue;
         }
-        drawings[index] = await this.drawOne(pool, job, cacheScope, context);
+        drawings[index] = await this.drawOne(pool, job, cacheScope, context, clock);
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.threads, missing.length) }, drawNext));
@@ -330,10 +331,15 @@ export class PageRenderer implements DashboardDrawer {
    * One drawing, made on a thread under the chart time limit. (Not shared with another page or check
    * that asks for the same drawing meanwhile: it would wait for it in that one's place in the queue.)
    */
-  private async drawOne(pool: ThreadPool<RenderJob, RenderJobResult>, job: ChartJob, cacheScope: string, context: JobContext): Promise<ChartRender> {
+  private async drawOne(pool: ThreadPool<RenderJob, RenderJobResult>, job: ChartJob, cacheScope: string, context: JobContext, clock: DrawingClock): Promise<ChartRender> {
     this.drawingsUnderWay += 1;
+    let started = false;
     try {
-      const result = await pool.run({ op: 'draw', job }, { ...context, timeoutMs: this.chartTimeoutMs });
+      const onStart = () => {
+        started = true;
+        clock.started();
+      };
+      const result = await pool.run({ op: 'draw', job }, { ...context, timeoutMs: this.chartTimeoutMs, onStart });
       if (result.op !== 'drawn') throw unexpected(result, 'draw');
       if (result.drawing.ok) this.charts.set(scopedKey(cacheScope, job), result.drawing.svg);
       return result.drawing;
@@ -355,6 +361,7 @@ export class PageRenderer implements DashboardDrawer {
       return { ok: false, reason: `its drawing thread failed (${error instanceof Error ? error.message : String(error)}).` };
     } finally {
       this.drawingsUnderWay -= 1;
+      if (started) clock.ended();
     }
   }
 
