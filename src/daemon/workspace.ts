@@ -49,9 +49,27 @@ export class Workspace {
       await this.git(['config', '--local', '--replace-all', 'credential.helper', '']);
       await this.git(['config', '--local', '--add', 'credential.helper', this.credentialHelper]);
       await this.checkoutSessionBranch();
+    } else {
+      await this.followRepoUrl();
     }
     await this.git(['config', '--local', 'user.name', `${s.agentName} (svc session ${s.sessionId})`]);
     await this.git(['config', '--local', 'user.email', `session-${s.sessionId}@noreply.svc.invalid`]);
+  }
+
+  /**
+   * Where svc's git host is, as the sandbox sees it, can change between boots: a bubblewrap sandbox gets a new
+   * link address at each resume, and svc may come back on another port or URL. A clone made at an earlier boot
+   * keeps its origin on the project's repository at the address of now; an origin the agent pointed at another
+   * repository stays.
+   */
+  private async followRepoUrl(): Promise<void> {
+    const repoUrl = this.settings.repoUrl;
+    if (!repoUrl) return;
+    const current = await runProcess('git', ['remote', 'get-url', 'origin'], { cwd: this.settings.workspace, env: gitEnv() });
+    const origin = current.stdout.trim();
+    const repository = repositoryPath(repoUrl);
+    if (current.code !== 0 || origin === repoUrl || repository === null || repositoryPath(origin) !== repository) return;
+    await this.git(['remote', 'set-url', 'origin', repoUrl]);
   }
 
   private async checkoutSessionBranch(): Promise<void> {
@@ -136,4 +154,14 @@ export function readManifestConfigDir(workspace: string): string | undefined {
     }
   } catch {}
   return undefined;
+}
+
+/** The path of a repository's http(s) URL (`/git/<project>.git`), or null for anything else. */
+function repositoryPath(url: string): string | null {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.pathname : null;
+  } catch {
+    return null;
+  }
 }

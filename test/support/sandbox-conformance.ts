@@ -184,6 +184,9 @@ export function sandboxConformance(options: ConformanceOptions): void {
       expect(resumed.status).toBe(200);
       a = await until('A runs after its resume', a.id, (s) => s.status === 'running' && s.runtime_session_id !== null);
       expect(await run(a, 'cat committed.txt uncommitted.txt "$HOME/kept-home.txt"; git log -1 --format=%s')).toBe('committed\nuncommitted\nhome\nCommitted');
+      // The clone made at the first boot pushes from this one: a bubblewrap sandbox reaches svc at a new address.
+      expect(await run(a, 'timeout 20 git push -q origin HEAD 2>&1; echo "exit $?"; test "$(git remote get-url origin)" = "$SVC_REPO_URL" && echo follows')).toBe('exit 0\nfollows');
+      expect(git(['--git-dir', path.join(svc.dataDir, 'repos', `${project.id}.git`), 'log', '-1', '--format=%s', hostedTip(a.id) ?? ''])).toBe('Committed');
     });
 
     it('deletes a session without a trace, its branch kept', { timeout: 120_000 }, async () => {
