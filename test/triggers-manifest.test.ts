@@ -4,12 +4,15 @@
  * that creates it, a merge); cron fires on the second, a past run_at fires once then stays dormant,
  * enabled: false never fires; the CLI lists them.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeTempDirs } from '../src/git/testing/fixtures.js';
+import { git, gitAsync, removeTempDirs } from '../src/git/testing/fixtures.js';
 import { runTriggerFires } from '../src/cli/trigger/fires.js';
 import { runTriggerLs } from '../src/cli/trigger/ls.js';
 import { syncProjectTriggers } from '../src/triggers/sync-triggers.js';
 import { adminCliEnv, captureDeps, runCli } from './support/cli-harness.js';
+import { commitAll, pushUrl } from './support/project-fixtures.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
 import { idleRuntimeCommand, mergeFiles, projectWithFiles, until } from './support/trigger-fixtures.js';
 
@@ -202,6 +205,25 @@ triggers:
     expect(listing.triggers).toEqual([]);
     expect(listing.errors).toEqual([{ index: null, slug: null, message: expect.stringContaining('write [[triggers]] (double brackets)') }]);
     expect((await svc.request('GET', `/v1/projects/${broken.id}/triggers/nope/fires`)).status).toBe(404);
+  });
+
+  it("reads the set of the new default branch as soon as the project's default branch is changed", async () => {
+    const hook = (slug: string) => `triggers:\n  - slug: ${slug}\n    type: webhook\n    secret_env: NOT_SET_YET\n    prompt: x\n`;
+    const project = await projectWithFiles(svc, `Branch change ${Date.now()}`, { 'svc.yaml': hook('on-main') });
+    // The receiver reads the stored set, not the repository: 409 (secret not set) for a trigger in it, 404 otherwise.
+    const deliver = async (slug: string) => (await svc.request('POST', `/v1/webhooks/projects/${project.id}/${slug}`, { token: null, rawBody: '{}', headers: { 'content-type': 'application/json' } })).status;
+    await until('main\'s set is read', () => deliver('on-main'), (status) => status === 409);
+    git(['checkout', '-q', '-B', 'release'], { cwd: project.work });
+    fs.writeFileSync(path.join(project.work, 'svc.yaml'), hook('on-release'));
+    commitAll(project.work, 'Release triggers');
+    await gitAsync(['push', '-q', pushUrl(svc, project), 'HEAD:release'], { cwd: project.work });
+    expect(await deliver('on-release')).toBe(404);
+
+    const changed = await svc.request('PATCH', `/v1/projects/${project.id}`, { body: { default_branch: 'release' } });
+    expect(changed.status).toBe(200);
+    // Nothing lists the triggers meanwhile (a listing reads the branch itself): the change alone brings the new set.
+    await until('release\'s set is read', () => deliver('on-release'), (status) => status === 409, 10_000);
+    expect(await deliver('on-main')).toBe(404);
   });
 
   it('writes no set for a project deleted while its manifest was read, and does not fail', async () => {

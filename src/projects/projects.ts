@@ -171,6 +171,8 @@ export async function updateProject(ctx: ActorContext, projectId: string, input:
   // A hosted repository's HEAD names the default branch: what clones check out and what pushes may not delete.
   if (changes.default_branch !== undefined && changes.default_branch !== project.default_branch) {
     await provisionProjectRepository(ctx, updated);
+    // The triggers are the manifest on the default branch (contract §7): the new branch's set replaces the old one now.
+    ctx.events.emit('project.branch-moved', { projectId: project.id });
   }
   return updated;
 }
