@@ -24,7 +24,7 @@ triggers:
   - slug: gh
     type: webhook
     secret_env: GH_SECRET
-    prompt: "Asked by hand: {{ message.text }}"
+    prompt: "Asked by hand: {{ message.text }} ({{ message.source }})"
   - slug: bad-zone
     type: cron
     cron: "0 0 9 * * *"
@@ -118,13 +118,13 @@ describe('triggers in Chromium', () => {
     await fire.locator('a').click();
     expect(new URL(page.url()).pathname).toBe(`/projects/${project.slug}/sessions/${recorded?.session_id}`);
     await expect(page.locator('.page-head .meta').textContent()).resolves.toContain('trigger gh');
-    await expect(page.locator('#conversation').textContent()).resolves.toContain('Asked by hand: ship <the> fix');
+    await expect(page.locator('#conversation').textContent()).resolves.toContain('Asked by hand: ship <the> fix (dashboard)');
     // The trigger's fires page shows the same prompt, folded until asked for.
     await page.goto(`${svc.url}${triggersPath()}/gh/fires`);
     const prompt = page.locator('li.fire details.fire-prompt');
     expect(await prompt.locator('pre').isVisible()).toBe(false);
     await prompt.locator('summary').click();
-    await expect(prompt.locator('pre').textContent()).resolves.toBe('Asked by hand: ship <the> fix');
+    await expect(prompt.locator('pre').textContent()).resolves.toBe('Asked by hand: ship <the> fix (dashboard)');
     expect(errors).toEqual([]);
     await context.close();
   });

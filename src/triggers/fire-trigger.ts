@@ -10,7 +10,10 @@ import { recordFire } from './record-fire.js';
 import { manualView, renderPrompt } from './render-prompt.js';
 import { definitionOf, type TriggerFireRow } from './trigger-row.js';
 
-export async function fireTrigger(ctx: ActorContext, input: { projectId: string; slug: string; message?: string | undefined; messageSource?: string }): Promise<TriggerFireRow> {
+/** Where a manual fire's message came from, its prompt's `message.source`. */
+export type ManualFireSource = 'api' | 'dashboard';
+
+export async function fireTrigger(ctx: ActorContext, input: { projectId: string; slug: string; message?: string | undefined; messageSource?: ManualFireSource }): Promise<TriggerFireRow> {
   const { project, trigger: row } = await loadTrigger(ctx, input.projectId, input.slug, 'triggers.fire');
   const trigger = definitionOf(row);
   if (!readBool(row.enabled)) {

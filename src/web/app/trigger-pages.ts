@@ -269,7 +269,7 @@ export function triggerPageRoutes(app: FastifyInstance, services: Services): voi
     const view = await loadProjectView(services, request, ctx, request.params.slug);
     const message = formField(request.body, 'message');
     try {
-      const fire = await fireTrigger(ctx, { projectId: view.project.id, slug: request.params.trigger, message: message === '' ? undefined : message });
+      const fire = await fireTrigger(ctx, { projectId: view.project.id, slug: request.params.trigger, message: message === '' ? undefined : message, messageSource: 'dashboard' });
       startAfterAnswer(services, reply.raw, fire.id, fire.status);
     } catch (error) {
       if (!isShownWhereActed(error)) throw error;
