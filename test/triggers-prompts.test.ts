@@ -2,7 +2,7 @@
  * Prompt templates as the agent receives them (spec 3 "Template variables"): a webhook fire, a manual fire
  * and a cron fire each render exactly their variables, seen by a scripted model behind the real agent
  * runtime. The webhook's session starts with its prompt; the manual fire re-prompts it (reuse); the cron
- * fire starts its own.
+ * fires start their own, and a 6-field schedule's later fire names the fire before it.
  */
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +25,8 @@ let project: TriggerProject;
 
 beforeAll(async () => {
   model = await startScriptedModel([], { exhaustedText: 'Noted.' });
-  svc = await startTestServer({ env: { SVC_MAX_SESSIONS: '2' } });
+  // A slot each for the webhook's session, the one-off's and the cron trigger's.
+  svc = await startTestServer({ env: { SVC_MAX_SESSIONS: '3' } });
   project = await projectWithFiles(svc, `Prompts ${Date.now()}`, {
     '.svc/runtime/opencode.json': JSON.stringify(scriptedRuntimeConfig(model.baseUrl), null, 2),
     'svc.yaml': `triggers:\n  - slug: hook\n    type: webhook\n    secret_env: HOOK_SECRET\n    session_mode: reuse\n    prompt: "${EVERY_VARIABLE}"\n`,
@@ -114,6 +115,24 @@ describe(`prompt templates per fire kind, as the agent receives them (${testDial
     expect(cronPrompt).toBe(
       'slug=tick type=cron kind=git fired_at=[] action=[] pr=[] raw=[] ct=[] ua=[] ff=[] source=[] actor=[] message=[|] ' +
         `cron=[2020-02-02T02:02:02.000Z|Europe/Paris|${await fireAt('tick')}|] missing=[]`,
+    );
+
+    // A 6-field expression from its second fire on: cron.schedule is the expression, cron.last_fired_at the fire before.
+    await mergeFiles(svc, project, {
+      'svc.yaml': `triggers:\n  - slug: every3\n    type: cron\n    cron: "*/3 * * * * *"\n    session_mode: reuse\n    prompt: "${EVERY_VARIABLE}"\n`,
+    });
+    const laterFire = /^slug=every3 .* cron=\[\*\/3 \* \* \* \* \*\|UTC\|([^|]+)\|([^\]]+)\] missing=\[\]$/;
+    const again = await until('a later fire of every3 reached the agent', async () => turnsSeen().find((text) => laterFire.test(text)), (text) => text !== undefined, 120_000).catch((error: unknown) => {
+      throw new Error(`${error instanceof Error ? error.message : String(error)}; every3's turns: ${JSON.stringify(turnsSeen().filter((text) => text.startsWith('slug=every3')))}`);
+    });
+    const firedAt = laterFire.exec(again ?? '')?.[1] ?? '';
+    const everyFire = ((await svc.request('GET', `/v1/projects/${project.id}/triggers/every3/fires`)).body.fires as Array<{ fired_at: string }>).map((fire) => fire.fired_at);
+    const at = everyFire.indexOf(firedAt);
+    expect(at).toBeGreaterThanOrEqual(0);
+    // Fires are listed newest first: the one before it comes next.
+    expect(again).toBe(
+      'slug=every3 type=cron kind=git fired_at=[] action=[] pr=[] raw=[] ct=[] ua=[] ff=[] source=[] actor=[] message=[|] ' +
+        `cron=[*/3 * * * * *|UTC|${everyFire[at]}|${everyFire[at + 1]}] missing=[]`,
     );
   }, 240_000);
 });
