@@ -100,6 +100,14 @@ describe(`the trigger listing and the scheduler (${testDialect})`, () => {
     const listed = captureDeps({ env: adminCliEnv(svc) });
     await runTriggerLs({ project: project.id }, listed);
     expect(listed.out()).toContain(`gh\twebhook\tPOST ${svc.url}/v1/webhooks/projects/${project.id}/gh\tfresh\tyes\t-\t`);
+    // The entries that could not be read go to stderr, each naming its entry; the good ones stay listed on stdout.
+    expect(listed.err()).toBe(`error: ${listing.errors[0].message}\nerror: ${listing.errors[1].message}\n`);
+    expect(listed.err()).toMatch(/^error: trigger "bad-zone" \(entry 3\): timezone "Mars\/Olympus_Mons"/);
+    // A trigger that has fired lists when, beside its next fire.
+    const everySecond = listed.out().split('\n').find((line) => line.startsWith('every-second\t'))?.split('\t');
+    expect(everySecond?.slice(0, 5)).toEqual(['every-second', 'cron', '* * * * * *', 'fresh', 'yes']);
+    expect(everySecond?.[5]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
+    expect(everySecond?.[6]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
     // Firing an entry that could not be read says why it is not a trigger, not that it is missing.
     const unreadable = await svc.request('POST', `/v1/projects/${project.id}/triggers/bad-zone/fire`, {});
     expect(unreadable.status).toBe(404);
