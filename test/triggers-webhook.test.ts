@@ -1,7 +1,8 @@
 /**
  * The webhook receiver, status by status (spec 3 "Errors", contract §7): malformed URL 400, absent or
  * disabled or non-webhook trigger 404, unset secret 409, missing or wrong signature or token 401, a body over
- * 1 MiB 413, and 202 `fired` / `queued` / `duplicate`, with GitHub's published HMAC example end to end.
+ * 1 MiB 413 (a body of exactly 1 MiB, or nested deeper than the stack allows, is recorded), and 202 `fired` /
+ * `queued` / `duplicate`, with GitHub's published HMAC example end to end.
  */
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -66,6 +67,28 @@ function sign(body: string): string {
 }
 
 describe(`the webhook receiver (${testDialect})`, () => {
+  it('records a body of exactly 1 MiB and one nested deeper than the stack allows, rendering what each holds', async () => {
+    const prefix = '{"action":"all of it","pad":"';
+    const exact = `${prefix}${'a'.repeat(1024 * 1024 - prefix.length - 2)}"}`;
+    expect(Buffer.byteLength(exact)).toBe(1024 * 1024);
+    const full = await deliver('github', exact, { 'x-hub-signature-256': sign(exact) });
+    expect(full.status).toBe(202);
+    expect(full.body).toMatchObject({ status: 'fired', session_id: expect.any(String) });
+    // body.action is 100,000 arrays deep: too deep to print as JSON, so its placeholder is empty.
+    const deep = `{"action":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const nested = await deliver('github', deep, { 'x-hub-signature-256': sign(deep) });
+    expect(nested.status).toBe(202);
+    expect(nested.body).toMatchObject({ status: 'fired', session_id: full.body.session_id });
+    const after = await deliver('github', '{"action":"after"}', { 'x-hub-signature-256': sign('{"action":"after"}') });
+    expect(after.body).toMatchObject({ status: 'fired', session_id: full.body.session_id });
+    const fires = (await svc.request('GET', `/v1/projects/${project.id}/triggers/github/fires`)).body.fires;
+    expect(fires.map((fire: { status: string }) => fire.status)).toEqual(['fired', 'fired', 'fired']);
+    // The fires page shows what each asked (an empty prompt shows none).
+    const page = await svc.request('GET', `/projects/${project.slug}/triggers/github/fires`);
+    expect(page.status).toBe(200);
+    expect(page.text.match(/<summary>Prompt: [^<]*<\/summary>/g)).toEqual(['<summary>Prompt: after</summary>', '<summary>Prompt: all of it</summary>']);
+  });
+
   it("fires on GitHub's published example, answering before the session starts; a repeated delivery is a duplicate", async () => {
     const fired = await deliver('github', 'Hello, World!', { 'x-hub-signature-256': GITHUB_SIGNATURE, 'x-github-delivery': 'delivery-1', 'content-type': 'text/plain' });
     expect(fired.status).toBe(202);
