@@ -1,7 +1,8 @@
 /**
  * Fires that outlive their process (contract §7): queued fires survive a restart and start oldest first as
  * slots free, and a cron fire claimed and recorded by a replica that died before starting its session is
- * started once by the next one. A trigger that missed several slots while svc was down fires once.
+ * started once by the next one. A trigger that missed several slots while svc was down, or while the clock
+ * was set forward, fires once; a clock set back fires no slot twice; a run_at in the future fires at its instant.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -122,5 +123,43 @@ describe(`trigger fires across a restart (${testDialect})`, () => {
     const listed = (await server.request('GET', `/v1/projects/${project.id}/triggers`)).body.triggers[0];
     expect(Date.parse(listed.next_fire_at)).toBeGreaterThan(later.getTime());
     expect(Date.parse(listed.next_fire_at) - later.getTime()).toBeLessThanOrEqual(2_000);
+  });
+
+  it('fires no slot twice when the clock is set back, and once when it is set forward past many', async () => {
+    const server = await startTestServer({ env: { SVC_MAX_SESSIONS: '1', SVC_RUNTIME_COMMAND: runtime } });
+    onTestFinished(() => server.close());
+    // A run_at and an every-minute schedule, each planned years ahead: only the clocks given below reach them.
+    const project = await projectWithFiles(server, `Clock ${Date.now()}`, {
+      'svc.yaml': 'triggers:\n  - slug: minutely\n    type: cron\n    cron: "0 * * * * *"\n    prompt: x\n  - slug: later\n    type: cron\n    run_at: "2031-06-01T12:00:00Z"\n    prompt: x\n',
+    });
+    const listing = async () => (await server.request('GET', `/v1/projects/${project.id}/triggers`)).body.triggers as Array<{ slug: string; next_fire_at: string | null; last_fired_at: string | null }>;
+    const [, later] = await until('the triggers are read', listing, (triggers) => triggers.length === 2);
+    expect(later).toMatchObject({ slug: 'later', next_fire_at: '2031-06-01T12:00:00.000Z', last_fired_at: null });
+    const services = server.server.services;
+    await services.db.updateTable('triggers').set({ next_fire_at: '2031-01-01T00:01:00.000Z' }).where('project_id', '=', project.id).where('slug', '=', 'minutely').execute();
+    const firesAt = async (instant: string) => (await fireDueTriggers(services, new Date(instant))).fireIds.length;
+    const nextOf = async (slug: string) => (await listing()).find((trigger) => trigger.slug === slug)?.next_fire_at;
+
+    expect(await firesAt('2031-01-01T00:01:00.100Z')).toBe(1);
+    expect(await nextOf('minutely')).toBe('2031-01-01T00:02:00.000Z');
+    // Set back an hour: the slots it lives through again already fired (as in a repeated DST hour), so none fires.
+    expect(await firesAt('2030-12-31T23:01:30.000Z')).toBe(0);
+    expect(await firesAt('2030-12-31T23:59:59.900Z')).toBe(0);
+    expect(await nextOf('minutely')).toBe('2031-01-01T00:02:00.000Z');
+    expect(await firesAt('2031-01-01T00:02:00.050Z')).toBe(1);
+    // Set forward three days: every slot in between is missed, and the trigger fires once, planned from then.
+    expect(await firesAt('2031-01-04T00:03:30.000Z')).toBe(1);
+    expect(await firesAt('2031-01-04T00:03:31.000Z')).toBe(0);
+    expect(await nextOf('minutely')).toBe('2031-01-04T00:04:00.000Z');
+    const fires = (await server.request('GET', `/v1/projects/${project.id}/triggers/minutely/fires`)).body.fires;
+    expect(fires.map((fire: { fired_at: string }) => fire.fired_at)).toEqual(['2031-01-04T00:03:30.000Z', '2031-01-01T00:02:00.050Z', '2031-01-01T00:01:00.100Z']);
+
+    // A run_at in the future fires at its instant, once, then stays dormant (each count includes the minutely fire).
+    expect(await firesAt('2031-06-01T11:59:59.999Z')).toBe(1);
+    expect((await server.request('GET', `/v1/projects/${project.id}/triggers/later/fires`)).body.fires).toEqual([]);
+    expect(await firesAt('2031-06-01T12:00:00.000Z')).toBe(2);
+    expect((await listing()).find((trigger) => trigger.slug === 'later')).toMatchObject({ next_fire_at: null, last_fired_at: '2031-06-01T12:00:00.000Z' });
+    expect(await firesAt('2032-01-01T00:00:00.000Z')).toBe(1);
+    expect((await server.request('GET', `/v1/projects/${project.id}/triggers/later/fires`)).body.fires).toHaveLength(1);
   });
 });
