@@ -1,14 +1,15 @@
 /**
  * Fires that outlive their process (contract §7): queued fires survive a restart and start oldest first as
  * slots free, and a cron fire claimed and recorded by a replica that died before starting its session is
- * started once by the next one. A trigger that missed several slots while svc was down, or while the clock
+ * started once by the next one (also when it died holding the fire's claim, its session branch cut). A trigger that missed several slots while svc was down, or while the clock
  * was set forward, fires once; a clock set back fires no slot twice; a run_at in the future fires at its instant.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
-import { removeTempDirs } from '../src/git/testing/fixtures.js';
+import { git, removeTempDirs } from '../src/git/testing/fixtures.js';
+import { openProjectRepository } from '../src/projects/repository-of.js';
 import { fireDueTriggers } from '../src/triggers/scheduler.js';
 import { createTestDatabase, startTestServer, testDialect, type TestDatabase, type TestServer } from './support/test-server.js';
 import { idleRuntimeCommand, projectWithFiles, until } from './support/trigger-fixtures.js';
@@ -100,6 +101,44 @@ describe(`trigger fires across a restart (${testDialect})`, () => {
     expect(onceFires).toEqual([expect.objectContaining({ status: 'fired', session_id: once[0]!.id, reason: null })]);
     expect((await second.request('GET', `/v1/projects/${project.id}/triggers`)).body.triggers[1]).toMatchObject({ slug: 'once', next_fire_at: null, last_fired_at: expect.any(String) });
   }, 60_000);
+
+  it('starts a fire once when the replica that claimed it died after cutting its session branch, once the claim runs out', async () => {
+    const ownDatabase = await createTestDatabase();
+    const ownDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-trigger-claim-'));
+    const options = { adminToken: 'svc_u_trigger_claim_admin', dataDir: ownDataDir, ...(ownDatabase.url ? { databaseUrl: ownDatabase.url } : {}) };
+    const env = { SVC_MAX_SESSIONS: '1', SVC_RUNTIME_COMMAND: runtime, SVC_TRIGGER_DISPATCH_INTERVAL_MS: '100' };
+    const first = await startTestServer({ ...options, env });
+    await first.server.tasks.stop();
+    const project = await projectWithFiles(first, `Claimed ${Date.now()}`, { 'svc.yaml': MANIFEST });
+    await until('the triggers are read', async () => (await first.request('GET', `/v1/projects/${project.id}/triggers`)).body.triggers.length, (n) => n === 3);
+    const [fireId] = (await fireDueTriggers(first.server.services, new Date())).fireIds;
+    // What the dead replica left: its claim, held a few seconds more, and the session branch it cut before the session's row.
+    const { db } = first.server.services;
+    const fire = await db.selectFrom('trigger_fires').select(['session_id']).where('id', '=', fireId!).executeTakeFirstOrThrow();
+    const claimedUntil = new Date(Date.now() + 4_000).toISOString();
+    await db.updateTable('trigger_fires').set({ claimed_by: 'replica-that-died', claimed_until: claimedUntil, attempts: 1 }).where('id', '=', fireId!).execute();
+    const repoPath = (await openProjectRepository(first.server.services, (await db.selectFrom('projects').selectAll().where('id', '=', project.id).executeTakeFirstOrThrow()))).path;
+    const mainTip = git(['--git-dir', repoPath, 'rev-parse', 'main']).trim();
+    const leftover = git(['--git-dir', repoPath, 'commit-tree', `${mainTip}^{tree}`, '-p', mainTip, '-m', 'half-made'], { env: { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } }).trim();
+    git(['--git-dir', repoPath, 'update-ref', `refs/heads/${fire.session_id}`, leftover]);
+    await first.server.close();
+
+    const second = await startTestServer({ ...options, env });
+    onTestFinished(async () => {
+      await second.close();
+      await ownDatabase.drop();
+      fs.rmSync(ownDataDir, { recursive: true, force: true });
+    });
+    const sessions = async () => (await second.request('GET', `/v1/projects/${project.id}/sessions?trigger=once`)).body.sessions as Array<{ id: string; created_at: string; branch: string }>;
+    const started = await until('the claimed fire started', sessions, (list) => list.length > 0);
+    expect(started).toEqual([expect.objectContaining({ id: fire.session_id })]);
+    // Not before the dead replica's claim ran out; on a branch cut afresh from main, the half-made one removed.
+    expect(Date.parse(started[0]!.created_at)).toBeGreaterThanOrEqual(Date.parse(claimedUntil));
+    expect(git(['--git-dir', repoPath, 'rev-parse', `refs/heads/${fire.session_id}`]).trim()).toBe(mainTip);
+    const fires = (await second.request('GET', `/v1/projects/${project.id}/triggers/once/fires`)).body.fires;
+    expect(fires).toEqual([expect.objectContaining({ id: fireId, status: 'fired', session_id: fire.session_id, reason: null })]);
+    expect(await sessions()).toHaveLength(1);
+  });
 
   it('fires a trigger that missed many slots once, and plans it from now', async () => {
     // A server of its own: a second live server on the restart test's data directory would be another replica.
