@@ -14,6 +14,7 @@ import { RefUpdateRaceError, PushRejectedError, resolveRef } from '../src/git/in
 import { gitFailureReason, mirrorRepositoryPath, UpstreamUnavailableError, type OpenProjectRepositoryOptions } from '../src/repositories/project-repository.js';
 import { openProjectRepository } from '../src/projects/repository-of.js';
 import { createWorkspace, git, gitAsync, removeTempDirs, tempDir } from '../src/git/testing/fixtures.js';
+import { poll } from './support/poll.js';
 import { rejection } from './support/rejection.js';
 import { startTestServer, testDialect, type TestServer } from './support/test-server.js';
 
@@ -363,5 +364,19 @@ describe(`mirror projects on ${testDialect}`, () => {
     expect(fs.existsSync(repository.path)).toBe(true);
     expect((await svc.request('DELETE', `/v1/projects/${project.id}`)).status).toBe(204);
     expect(fs.existsSync(repository.path)).toBe(false);
+  });
+
+  it("reads the project's triggers again when a fetch moves the mirror's default branch", async () => {
+    const up = await createUpstreamProject('Mirror Triggers');
+    const project = await createMirrorProject('Mirror triggers', up.url, up.token);
+    const repository = await open(project);
+    // The receiver reads the stored set: 404 for a trigger not in it, 409 (its secret unset) once it is.
+    const deliver = async () => (await svc.request('POST', `/v1/webhooks/projects/${project.id}/hook`, { token: null, rawBody: '{}', headers: { 'content-type': 'application/json' } })).status;
+    expect(await deliver()).toBe(404);
+    await up.commit('svc.yaml', 'triggers:\n  - slug: hook\n    type: webhook\n    secret_env: HOOK_SECRET\n    prompt: x\n', 'Add a webhook trigger');
+    await gitAsync(['push', '--quiet', 'origin', 'main'], { cwd: up.work });
+    expect(await deliver()).toBe(404);
+    await repository.refresh({ force: true });
+    await poll("the fetched branch's triggers are read", deliver, (status) => status === 409, { withinMs: 10_000, everyMs: 50 });
   });
 });

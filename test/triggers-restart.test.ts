@@ -1,8 +1,9 @@
 /**
  * Fires that outlive their process (contract §7): queued fires survive a restart and start oldest first as
  * slots free, and a cron fire claimed and recorded by a replica that died before starting its session is
- * started once by the next one (also when it died holding the fire's claim, its session branch cut). A trigger that missed several slots while svc was down, or while the clock
- * was set forward, fires once; a clock set back fires no slot twice; a run_at in the future fires at its instant.
+ * started once by the next one (also when it died holding the fire's claim, its session branch cut). A
+ * trigger that missed several slots while svc was down, or while the clock was set forward, fires once; a
+ * clock set back fires no slot twice; a run_at in the future fires at its instant.
  */
 import fs from 'node:fs';
 import os from 'node:os';
