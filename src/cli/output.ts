@@ -47,12 +47,13 @@ function useColour(deps: { isTTY: boolean; env?: NodeJS.ProcessEnv }): boolean {
   return deps.isTTY && !(deps.env ?? process.env).NO_COLOR;
 }
 
-/** "3 minutes ago" on a terminal; the ISO timestamp when piped. */
+/** "3 minutes ago", or "in 2 hours" for a time to come (a trigger's next fire), on a terminal; the ISO timestamp when piped. */
 export function timeCell(deps: Pick<CliDeps, 'isTTY' | 'now'>, iso: string | null | undefined): string {
   if (!iso) return '';
   if (!deps.isTTY) return iso;
-  const seconds = Math.round((deps.now().getTime() - Date.parse(iso)) / 1000);
-  if (seconds < 45) return 'just now';
+  const secondsAgo = Math.round((deps.now().getTime() - Date.parse(iso)) / 1000);
+  const seconds = Math.abs(secondsAgo);
+  if (seconds < 45) return secondsAgo >= 0 ? 'just now' : 'in a moment';
   const units: Array<[number, string]> = [
     [60, 'minute'],
     [3600, 'hour'],
@@ -63,5 +64,6 @@ export function timeCell(deps: Pick<CliDeps, 'isTTY' | 'now'>, iso: string | nul
   let chosen: [number, string] = units[0] ?? [60, 'minute'];
   for (const unit of units) if (seconds >= unit[0]) chosen = unit;
   const count = Math.max(1, Math.round(seconds / chosen[0]));
-  return `${count} ${chosen[1]}${count === 1 ? '' : 's'} ago`;
+  const span = `${count} ${chosen[1]}${count === 1 ? '' : 's'}`;
+  return secondsAgo >= 0 ? `${span} ago` : `in ${span}`;
 }
