@@ -234,6 +234,21 @@ triggers:
     expect(await deliver('on-main')).toBe(404);
   });
 
+  it("adds a person's message after the prompt when the prompt has no place for it", async () => {
+    const project = await projectWithFiles(svc, `Messages ${Date.now()}`, {
+      'svc.yaml': 'triggers:\n  - slug: review\n    type: webhook\n    secret_env: S\n    prompt: Review what merged.\n  - slug: asks\n    type: webhook\n    secret_env: S\n    prompt: "Asked: {{ message.text }}"\n',
+    });
+    const promptsOf = async (slug: string) => {
+      const page = await svc.request('GET', `/projects/${project.slug}/triggers/${slug}/fires`);
+      expect(page.status).toBe(200);
+      return [...page.text.matchAll(/<pre class="tool-io">([^<]*)<\/pre>/g)].map((match) => match[1]);
+    };
+    for (const body of [{ message: 'also check billing' }, {}]) expect((await svc.request('POST', `/v1/projects/${project.id}/triggers/review/fire`, { body })).status).toBe(202);
+    expect((await svc.request('POST', `/v1/projects/${project.id}/triggers/asks/fire`, { body: { message: 'also check billing' } })).status).toBe(202);
+    expect(await promptsOf('review')).toEqual(['Review what merged.', 'Review what merged.\n\nalso check billing']);
+    expect(await promptsOf('asks')).toEqual(['Asked: also check billing']);
+  });
+
   it('writes no set for a project deleted while its manifest was read, and does not fail', async () => {
     const project = await projectWithFiles(svc, `Deleted ${Date.now()}`, { 'svc.yaml': 'triggers:\n  - slug: hook\n    type: webhook\n    secret_env: HOOK\n    prompt: x\n' });
     const { db } = svc.server.services;

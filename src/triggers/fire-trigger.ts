@@ -7,7 +7,7 @@ import { AppError } from '../errors.js';
 import { readBool } from '../db/values.js';
 import { loadTrigger } from './list-triggers.js';
 import { recordFire } from './record-fire.js';
-import { manualView, renderPrompt } from './render-prompt.js';
+import { manualView, renderPrompt, templateShows } from './render-prompt.js';
 import { definitionOf, type TriggerFireRow } from './trigger-row.js';
 
 /** Where a manual fire's message came from, its prompt's `message.source`. */
@@ -20,6 +20,8 @@ export async function fireTrigger(ctx: ActorContext, input: { projectId: string;
     throw new AppError('CONFLICT', `Trigger ${trigger.slug} is disabled (enabled: false in the manifest); enable it on ${project.default_branch} before firing it.`);
   }
   const firedAt = new Date().toISOString();
-  const prompt = renderPrompt(trigger.prompt, manualView(trigger, { firedAt, actor: ctx.actor.userId, message: input.message ?? null, messageSource: input.messageSource ?? 'api' }));
+  let prompt = renderPrompt(trigger.prompt, manualView(trigger, { firedAt, actor: ctx.actor.userId, message: input.message ?? null, messageSource: input.messageSource ?? 'api' }));
+  // A person's message reaches the agent even when the trigger's prompt has no place for it: after the prompt.
+  if (input.message && !templateShows(trigger.prompt, 'message.text')) prompt = `${prompt}\n\n${input.message}`;
   return recordFire(ctx, { project, trigger, source: 'manual', prompt, actorUserId: ctx.actor.userId, firedAt });
 }

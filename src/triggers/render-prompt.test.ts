@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cronView, manualView, renderPrompt, webhookView } from './render-prompt.js';
+import { cronView, manualView, renderPrompt, templateShows, webhookView } from './render-prompt.js';
 
 describe('prompt templates (contract §7)', () => {
   it('renders dotted paths without HTML escaping, missing as empty, objects and arrays as JSON', () => {
@@ -34,5 +34,15 @@ describe('prompt templates (contract §7)', () => {
     const deep = Buffer.from('['.repeat(200_000) + ']'.repeat(200_000));
     const view = webhookView({ slug: 'gh', type: 'webhook' }, { firedAt: 'T', rawBody: deep, headers: {} });
     expect(renderPrompt('before {{ body }} after', view)).toBe('before  after');
+  });
+
+  it('tells whether a template shows a variable, by name, in an object it prints, or inside a section', () => {
+    expect(templateShows('Review {{ message.text }}', 'message.text')).toBe(true);
+    expect(templateShows('Review {{{message.text}}}', 'message.text')).toBe(true);
+    expect(templateShows('Asked: {{ message }}', 'message.text')).toBe(true);
+    expect(templateShows('{{#message}}Asked: {{ text }}{{/message}}', 'message.text')).toBe(true);
+    expect(templateShows('Review what merged since {{ cron.last_fired_at }}', 'message.text')).toBe(false);
+    expect(templateShows('{{ message.source }} {{ messages.text }}', 'message.text')).toBe(false);
+    expect(templateShows('{{^message}}{{ text }}{{/message}}', 'message.text')).toBe(false);
   });
 });

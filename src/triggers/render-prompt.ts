@@ -47,6 +47,18 @@ export function renderPrompt(template: string, view: Record<string, unknown>): s
   return writer.renderTokens(tokens as unknown as string[][], new Mustache.Context(view), {}, template, { escape: asText }).replace(UNSTORABLE, '\uFFFD');
 }
 
+/** Whether the template shows the variable at dotted `path`: by its name, an object holding it, or inside a section over one. */
+export function templateShows(template: string, path: string): boolean {
+  const shown = (tokens: Token[], prefix: string): boolean =>
+    tokens.some(([kind, value, , , children]) => {
+      const name = prefix && value !== '.' ? `${prefix}.${value}` : prefix || value;
+      if (kind === 'name' || kind === '&' || kind === '{') return name === path || path.startsWith(`${name}.`);
+      if ((kind === '#' || kind === '^') && children) return shown(children, kind === '#' ? name : prefix);
+      return false;
+    });
+  return shown(writer.parse(template) as Token[], '');
+}
+
 export interface TriggerVariables {
   slug: string;
   type: 'cron' | 'webhook';
