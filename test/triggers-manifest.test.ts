@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, gitAsync, removeTempDirs } from '../src/git/testing/fixtures.js';
+import { runTriggerFire } from '../src/cli/trigger/fire.js';
 import { runTriggerFires } from '../src/cli/trigger/fires.js';
 import { runTriggerLs } from '../src/cli/trigger/ls.js';
 import { syncProjectTriggers } from '../src/triggers/sync-triggers.js';
@@ -234,7 +235,7 @@ triggers:
     expect(await deliver('on-main')).toBe(404);
   });
 
-  it("adds a person's message after the prompt when the prompt has no place for it", async () => {
+  it("adds a person's message after the prompt when the prompt has no place for it; a queued fire names its session to come", async () => {
     const project = await projectWithFiles(svc, `Messages ${Date.now()}`, {
       'svc.yaml': 'triggers:\n  - slug: review\n    type: webhook\n    secret_env: S\n    prompt: Review what merged.\n  - slug: asks\n    type: webhook\n    secret_env: S\n    prompt: "Asked: {{ message.text }}"\n',
     });
@@ -244,9 +245,18 @@ triggers:
       return [...page.text.matchAll(/<pre class="tool-io">([^<]*)<\/pre>/g)].map((match) => match[1]);
     };
     for (const body of [{ message: 'also check billing' }, {}]) expect((await svc.request('POST', `/v1/projects/${project.id}/triggers/review/fire`, { body })).status).toBe(202);
-    expect((await svc.request('POST', `/v1/projects/${project.id}/triggers/asks/fire`, { body: { message: 'also check billing' } })).status).toBe(202);
+    // The one session slot is taken (by the first fire, if not before): this one waits, for a session it names.
+    const cli = captureDeps({ env: adminCliEnv(svc) });
+    await runTriggerFire('asks', { project: project.id, message: 'also check billing' }, cli);
+    const sessionId = cli.out().trim();
+    expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(cli.err()).toMatch(/^Queued: .+\nIts session starts when a slot frees; svc trigger fires asks shows when\.\n$/);
     expect(await promptsOf('review')).toEqual(['Review what merged.', 'Review what merged.\n\nalso check billing']);
     expect(await promptsOf('asks')).toEqual(['Asked: also check billing']);
+    // The page names that session without linking to it: it does not exist until the fire starts.
+    const page = (await svc.request('GET', `/projects/${project.slug}/triggers/asks/fires`)).text;
+    expect(page).toContain(`<span class="row-title">manual · <span>session <code>${sessionId.slice(0, 8)}</code> when it starts</span></span>`);
+    expect(page).not.toContain(`/sessions/${sessionId}`);
   });
 
   it('writes no set for a project deleted while its manifest was read, and does not fail', async () => {

@@ -15,6 +15,7 @@ export async function runTriggerFire(slug: string, options: TriggerFireOptions, 
   const { body: answer } = await client.request<FireAnswer>('POST', triggerPath(base, slug, 'fire'), { body });
   if (options.json) return printJson(deps, answer);
   if (answer.session_id) deps.stdout.write(`${answer.session_id}\n`);
-  if (answer.status === 'queued') deps.stderr.write(`Queued: ${answer.reason ?? ''}\n`);
+  // A queued fire's session may not exist yet: it is created under that id when the fire starts.
+  if (answer.status === 'queued') deps.stderr.write(`Queued: ${answer.reason ?? ''}\nIts session starts when a slot frees; svc trigger fires ${slug} shows when.\n`);
   else deps.stderr.write(`Fired ${slug}; follow the session with: svc session logs ${answer.session_id ?? ''} --follow\n`);
 }

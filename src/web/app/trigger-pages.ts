@@ -105,9 +105,12 @@ function lateness(ms: number): string {
 
 /** One fire: its source, session, time, why it waits or which fallback it took, and (on the fires page) what it asked. */
 function fireRow(view: ProjectView, fire: Fire, detail?: Pick<TriggerFireRow, 'prompt' | 'due_at' | 'delivery_id'>): string {
-  const session = fire.session_id
-    ? `<a href="${escapeAttr(sessionLink(view, fire.session_id))}">session <code>${escapeHtml(fire.session_id.slice(0, 8))}</code></a>`
-    : '<span class="muted">no session</span>';
+  // A queued fire names the session it will start, which may not exist yet: no link to a page that would be 404.
+  const session = !fire.session_id
+    ? '<span class="muted">no session</span>'
+    : fire.status === 'queued'
+      ? `<span>session <code>${escapeHtml(fire.session_id.slice(0, 8))}</code> when it starts</span>`
+      : `<a href="${escapeAttr(sessionLink(view, fire.session_id))}">session <code>${escapeHtml(fire.session_id.slice(0, 8))}</code></a>`;
   // A cron fire's slot: how late it fired (after downtime, a missed slot fires once, late).
   const late = detail?.due_at ? `${lateness(Date.parse(fire.fired_at) - Date.parse(detail.due_at))} after its slot` : null;
   // A webhook fire's delivery id, as the sender lists its deliveries (GitHub's Recent Deliveries).
