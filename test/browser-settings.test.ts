@@ -1,24 +1,31 @@
 /**
  * A project's settings in Chromium: secrets (set, replace, delete; a reserved name refused where it was
  * typed), project tokens (created with chosen capabilities, shown once with a copy button, revoked) and
- * members; a member who is not a project admin sees no controls and is refused.
+ * members; a member who is not a project admin sees no controls and is refused; the variables the manifest
+ * expects, each with whether it is set.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from './support/change-request-fixtures.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
+import { projectWithFiles, type TriggerProject } from './support/trigger-fixtures.js';
 import { axeAcross, openPage, signInCookie, signedInBrowser } from './support/web-app-browser.js';
 
 let svc: TestServer;
 let browser: Browser;
 let cookie: string;
 let project: TestProject;
+/** A project whose svc.yaml says which variables its sessions expect. */
+let expecting: TriggerProject;
 
 const settings = () => `${svc.url}/projects/${project.slug}/settings`;
 
 beforeAll(async () => {
   svc = await startTestServer();
   project = await createProject(svc);
+  expecting = await projectWithFiles(svc, `Expecting ${Date.now()}`, {
+    'svc.yaml': 'env:\n  - name: GITHUB_WEBHOOK_SECRET\n    required: true\n    description: signs <GitHub> deliveries\n  - DEPLOY_KEY\n',
+  });
   ({ browser, cookie } = await signedInBrowser(svc));
 }, 60_000);
 
@@ -107,7 +114,23 @@ describe('project settings in Chromium', () => {
     await member.context.close();
   });
 
+  it('lists the variables the manifest expects, each with whether its secret is set', async () => {
+    expect((await svc.request('PUT', `/v1/projects/${expecting.id}/secrets/DEPLOY_KEY`, { body: { value: 'k' } })).status).toBeLessThan(300);
+    const { context, page, errors } = await openPage(browser, svc, { cookie });
+    await page.goto(`${svc.url}/projects/${expecting.slug}/settings`);
+    await expect(page.locator('#secrets h3').textContent()).resolves.toBe('Expected by svc.yaml');
+    const rows = await page.locator('#secrets table.expected-env tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent)));
+    expect(rows).toEqual([
+      ['GITHUB_WEBHOOK_SECRET', 'required', 'signs <GitHub> deliveries', 'not set'],
+      ['DEPLOY_KEY', 'optional', '', 'set'],
+    ]);
+    expect(errors).toEqual([]);
+    await context.close();
+    // A project without a manifest has no such table.
+    expect((await svc.request('GET', `/projects/${project.slug}/settings`)).text).not.toContain('expected-env');
+  });
+
   it('passes axe-core in both themes and at phone width', async () => {
-    expect(await axeAcross(browser, svc, cookie, ['/projects/' + project.slug + '/settings'])).toEqual([]);
+    expect(await axeAcross(browser, svc, cookie, ['/projects/' + project.slug + '/settings', '/projects/' + expecting.slug + '/settings'])).toEqual([]);
   }, 60_000);
 });

@@ -12,6 +12,7 @@ import type { Services } from '../../context.js';
 import { escapeAttr, escapeHtml } from '../../dashboards/render/escape.js';
 import { timeElement } from '../../dashboards/render/render-dashboard.js';
 import { AppError } from '../../errors.js';
+import { expectedEnvironment, type ExpectedEnvironment } from '../../projects/expected-environment.js';
 import { sendPage } from '../send-page.js';
 import { csrfField, requireFormToken } from './csrf.js';
 import { buttonForm, can, formField, formValues, loadProjectView, pageActor, projectPath, renderActionError, renderProjectPage, type ProjectView } from './project-page.js';
@@ -37,8 +38,24 @@ function settingsPath(view: ProjectView, rest = ''): string {
   return projectPath(view.project, `/settings${rest}`);
 }
 
+/** The manifest's `env` entries beside whether each is set: what the project's sessions expect to find. */
+function renderExpected(expected: ExpectedEnvironment, setNames: ReadonlySet<string>): string {
+  if (expected.entries.length === 0) return '';
+  const rows = expected.entries
+    .map(
+      (entry) =>
+        `<tr><td><code>${escapeHtml(entry.name)}</code></td><td>${entry.required ? 'required' : 'optional'}</td><td>${escapeHtml(entry.description ?? '')}</td>` +
+        `<td>${setNames.has(entry.name) ? 'set' : entry.required ? '<strong>not set</strong>' : 'not set'}</td></tr>`,
+    )
+    .join('');
+  return (
+    `<h3 class="subhead">Expected by ${escapeHtml(expected.manifestPath ?? 'the manifest')}</h3>` +
+    `<table class="simple expected-env"><thead><tr><th scope="col">Name</th><th scope="col">Needed</th><th scope="col">What it is</th><th scope="col">Value</th></tr></thead><tbody>${rows}</tbody></table>`
+  );
+}
+
 async function renderSecrets(view: ProjectView, outcome: Outcome | undefined): Promise<string> {
-  const secrets = await listSecrets(view.ctx, view.project.id);
+  const [secrets, expected] = await Promise.all([listSecrets(view.ctx, view.project.id), expectedEnvironment(view.ctx, view.project)]);
   const rows = secrets
     .map(
       (secret) =>
@@ -50,7 +67,7 @@ async function renderSecrets(view: ProjectView, outcome: Outcome | undefined): P
   const name = outcome?.form === 'secret-set' ? (outcome.fields?.name ?? '') : '';
   return (
     `<section class="panel" id="secrets"><h2 class="panel-title">Secrets</h2><p class="hint">Sessions get each secret as an environment variable. Values are never shown again; setting a name that exists replaces its value.</p>` +
-    `${errorFor(outcome, 'secret-delete')}${table}` +
+    `${errorFor(outcome, 'secret-delete')}${table}${renderExpected(expected, new Set(secrets.map((secret) => secret.name)))}` +
     `<form method="post" action="${escapeAttr(settingsPath(view, '/secrets'))}" class="stack-form">${csrfField(view.csrf)}${errorFor(outcome, 'secret-set')}` +
     `<div class="form-grid"><div class="form-row"><label for="secret-name">Name</label><input class="input" id="secret-name" name="name" required pattern="[A-Z_][A-Z0-9_]*" autocapitalize="characters" spellcheck="false" placeholder="GIT_TOKEN" value="${escapeAttr(name)}"></div>` +
     `<div class="form-row"><label for="secret-value">Value</label><input class="input" id="secret-value" name="value" type="password" required autocomplete="off"></div></div>` +
