@@ -12,7 +12,7 @@ import type { Services } from '../../context.js';
 import { escapeAttr, escapeHtml } from '../../dashboards/render/escape.js';
 import { timeElement } from '../../dashboards/render/render-dashboard.js';
 import { AppError } from '../../errors.js';
-import { expectedEnvironment, type ExpectedEnvironment } from '../../projects/expected-environment.js';
+import { expectedEnvironment, type ExpectedEnvironment } from '../../sessions/expected-environment.js';
 import { sendPage } from '../send-page.js';
 import { csrfField, requireFormToken } from './csrf.js';
 import { buttonForm, can, formField, formValues, loadProjectView, pageActor, projectPath, renderActionError, renderProjectPage, type ProjectView } from './project-page.js';

@@ -7,7 +7,7 @@ import type { ProjectRow } from '../accounts/access.js';
 import type { Services } from '../context.js';
 import { readFilesAtRef, resolveRef } from '../git/index.js';
 import { MANIFEST_FILENAMES, readManifestFromTree, type NormalizedEnvEntry } from '../manifest/index.js';
-import { openProjectRepository } from './repository-of.js';
+import { openProjectRepository } from '../projects/repository-of.js';
 
 export interface ExpectedEnvironment {
   /** The manifest read (`svc.yaml` or `svc.toml`), or null when the default branch has none. */
