@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { git, gitAsync, removeTempDirs } from '../src/git/testing/fixtures.js';
 import { runTriggerFire } from '../src/cli/trigger/fire.js';
 import { runTriggerFires } from '../src/cli/trigger/fires.js';
@@ -145,6 +145,7 @@ describe(`the trigger listing and the scheduler (${testDialect})`, () => {
     const badLimit = await runCli(['trigger', 'fires', 'every-second', '--project', project.id, '--limit', '5000'], { env: adminCliEnv(svc) });
     expect(badLimit).toMatchObject({ code: 2, stdout: '' });
     expect(badLimit.stderr).toContain('--limit must be an integer from 1 to 1000.');
+    expect(badLimit.stderr).toContain('(run svc trigger fires --help for usage)');
 
     // enabled: false never fires.
     expect((await svc.request('GET', `/v1/projects/${project.id}/triggers/off/fires`)).body.fires).toEqual([]);
@@ -236,17 +237,20 @@ triggers:
   });
 
   it("adds a person's message after the prompt when the prompt has no place for it; a queued fire names its session to come", async () => {
-    const project = await projectWithFiles(svc, `Messages ${Date.now()}`, {
+    // A server of its own: the sessions these fires start keep its one slot, which the other tests' fires need free.
+    const own = await startTestServer({ env: { SVC_MAX_SESSIONS: '1', SVC_RUNTIME_COMMAND: idleRuntimeCommand(), SVC_TRIGGER_SCHEDULER_INTERVAL_MS: '60000' } });
+    onTestFinished(() => own.close());
+    const project = await projectWithFiles(own, `Messages ${Date.now()}`, {
       'svc.yaml': 'triggers:\n  - slug: review\n    type: webhook\n    secret_env: S\n    prompt: Review what merged.\n  - slug: asks\n    type: webhook\n    secret_env: S\n    prompt: "Asked: {{ message.text }}"\n',
     });
     const promptsOf = async (slug: string) => {
-      const page = await svc.request('GET', `/projects/${project.slug}/triggers/${slug}/fires`);
+      const page = await own.request('GET', `/projects/${project.slug}/triggers/${slug}/fires`);
       expect(page.status).toBe(200);
       return [...page.text.matchAll(/<pre class="tool-io">([^<]*)<\/pre>/g)].map((match) => match[1]);
     };
-    for (const body of [{ message: 'also check billing' }, {}]) expect((await svc.request('POST', `/v1/projects/${project.id}/triggers/review/fire`, { body })).status).toBe(202);
-    // The one session slot is taken (by the first fire, if not before): this one waits, for a session it names.
-    const cli = captureDeps({ env: adminCliEnv(svc) });
+    for (const body of [{ message: 'also check billing' }, {}]) expect((await own.request('POST', `/v1/projects/${project.id}/triggers/review/fire`, { body })).status).toBe(202);
+    // The one session slot is taken by the first fire: this one waits, for a session it names.
+    const cli = captureDeps({ env: adminCliEnv(own) });
     await runTriggerFire('asks', { project: project.id, message: 'also check billing' }, cli);
     const sessionId = cli.out().trim();
     expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
@@ -254,7 +258,7 @@ triggers:
     expect(await promptsOf('review')).toEqual(['Review what merged.', 'Review what merged.\n\nalso check billing']);
     expect(await promptsOf('asks')).toEqual(['Asked: also check billing']);
     // The page names that session without linking to it: it does not exist until the fire starts.
-    const page = (await svc.request('GET', `/projects/${project.slug}/triggers/asks/fires`)).text;
+    const page = (await own.request('GET', `/projects/${project.slug}/triggers/asks/fires`)).text;
     expect(page).toContain(`<span class="row-title">manual · <span>session <code>${sessionId.slice(0, 8)}</code> when it starts</span></span>`);
     expect(page).not.toContain(`/sessions/${sessionId}`);
   });

@@ -35,14 +35,17 @@ export function buildProgram(): Command {
   registerTrigger(program, deps);
   registerLink(program, deps);
   registerSandbox(program);
-  for (const command of program.commands) {
-    command.exitOverride();
-    for (const sub of command.commands) {
-      sub.exitOverride();
-      for (const leaf of sub.commands) leaf.exitOverride();
-    }
-  }
+  handOverErrors(program, ['svc']);
   return program;
+}
+
+/** Every command throws its errors to the catch below, and a usage error points at that command's own help. */
+function handOverErrors(command: Command, names: string[]): void {
+  for (const sub of command.commands) {
+    const path = [...names, sub.name()];
+    sub.exitOverride().showHelpAfterError(`(run ${path.join(' ')} --help for usage)`);
+    handOverErrors(sub, path);
+  }
 }
 
 // A reader that stops early (`svc dashboard ls | head -1`) closes the pipe: it has what it wanted, so
