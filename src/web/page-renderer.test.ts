@@ -10,6 +10,9 @@ import type { Block, DashboardSpec } from '../dashboards/spec-schema.js';
 import { renderDashboardPage } from './dashboard-page.js';
 import { PageRenderer } from './page-renderer.js';
 
+/** A test that starts render threads of its own (each loads ECharts): on a loaded machine, more than the default 30 s. */
+const STARTS_THREADS_MS = 90_000;
+
 const META = { version: 3, updatedAt: '2024-05-03T09:00:00.000Z', view: 'screen' as const };
 const gallery = fs.readFileSync(new URL('../../examples/dashboards/engineering-health.json', import.meta.url), 'utf8');
 
@@ -82,7 +85,7 @@ describe('pages rendered on two render threads', () => {
     } finally {
       await warming.close();
     }
-  });
+  }, STARTS_THREADS_MS);
 
   it('ends a thread whose drawing runs past its memory, says so in that chart, and draws the rest on a fresh thread', async () => {
     const small = new PageRenderer({ threads: 1, timeoutMs: 60_000, threadMemoryMb: 256 });
@@ -97,7 +100,7 @@ describe('pages rendered on two render threads', () => {
     } finally {
       await small.close();
     }
-  });
+  }, STARTS_THREADS_MS);
 
   it('shows why a chart was not drawn in its place, and draws the others', async () => {
     const html = (await renderer.render(withBrokenChart, META, 'account')).body.toString('utf8');
@@ -129,5 +132,5 @@ describe('pages rendered on two render threads', () => {
     } finally {
       await busy.close();
     }
-  });
+  }, STARTS_THREADS_MS);
 });
