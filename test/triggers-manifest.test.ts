@@ -237,7 +237,7 @@ triggers:
   });
 
   it("adds a person's message after the prompt when the prompt has no place for it; a queued fire names its session to come", async () => {
-    // A server of its own: the sessions these fires start keep its one slot, which the other tests' fires need free.
+    // A server of its own: its one slot stays taken through this test, and the other tests' fires need it free.
     const own = await startTestServer({ env: { SVC_MAX_SESSIONS: '1', SVC_RUNTIME_COMMAND: idleRuntimeCommand(), SVC_TRIGGER_SCHEDULER_INTERVAL_MS: '60000' } });
     onTestFinished(() => own.close());
     const project = await projectWithFiles(own, `Messages ${Date.now()}`, {
@@ -248,8 +248,10 @@ triggers:
       expect(page.status).toBe(200);
       return [...page.text.matchAll(/<pre class="tool-io">([^<]*)<\/pre>/g)].map((match) => match[1]);
     };
+    // A session without a prompt holds the one slot (it has no first prompt to wait for, so nothing ends it): every fire below waits.
+    expect((await own.request('POST', `/v1/projects/${project.id}/sessions`, { body: {} })).status).toBe(201);
     for (const body of [{ message: 'also check billing' }, {}]) expect((await own.request('POST', `/v1/projects/${project.id}/triggers/review/fire`, { body })).status).toBe(202);
-    // The one session slot is taken by the first fire: this one waits, for a session it names.
+    // It waits too, for a session it names.
     const cli = captureDeps({ env: adminCliEnv(own) });
     await runTriggerFire('asks', { project: project.id, message: 'also check billing' }, cli);
     const sessionId = cli.out().trim();
